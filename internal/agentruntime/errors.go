@@ -1,0 +1,96 @@
+package agentruntime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind classifies runtime errors so callers can branch on them.
+type Kind int
+
+const (
+	KindNotFound Kind = iota + 1
+	KindAlreadyRunning
+	KindConflict
+	KindSpawnFailure
+	KindInvalidConfig
+	KindBackend
+	KindDisallowedEnv
+	KindUnsupported
+)
+
+// Sentinels for errors.Is: errors.Is(err, ErrNotFound) holds for every
+// runtime error of that kind.
+var (
+	ErrNotFound       = &Error{Kind: KindNotFound}
+	ErrAlreadyRunning = &Error{Kind: KindAlreadyRunning}
+	ErrConflict       = &Error{Kind: KindConflict}
+	ErrSpawnFailure   = &Error{Kind: KindSpawnFailure}
+	ErrInvalidConfig  = &Error{Kind: KindInvalidConfig}
+	ErrBackend        = &Error{Kind: KindBackend}
+	ErrDisallowedEnv  = &Error{Kind: KindDisallowedEnv}
+	ErrUnsupported    = &Error{Kind: KindUnsupported}
+)
+
+// Error is a runtime error: what was attempted, on which agent, and what the
+// operator can do about it.
+type Error struct {
+	Kind Kind
+	Op   string
+	ID   string
+	Msg  string
+	// Vars names every offending variable of a KindDisallowedEnv error.
+	Vars []string
+	Err  error
+}
+
+func newError(kind Kind, op, id, msg string, cause error) *Error {
+	return &Error{Kind: kind, Op: op, ID: id, Msg: msg, Err: cause}
+}
+
+// Errorf builds a runtime error; adapters use it so messages share a shape.
+func Errorf(kind Kind, op, id string, cause error, format string, args ...any) *Error {
+	return newError(kind, op, id, fmt.Sprintf(format, args...), cause)
+}
+
+// NotFound is the error for an id the runtime does not know.
+func NotFound(op, id string) *Error {
+	return newError(KindNotFound, op, id, "no such agent", nil)
+}
+
+// Unsupported names the operation an adapter cannot do and what would make it possible.
+func Unsupported(op, id, remedy string) *Error {
+	return newError(KindUnsupported, op, id, "not supported by this adapter: "+remedy, nil)
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Op)
+	if e.ID != "" {
+		fmt.Fprintf(&b, " agent %q", e.ID)
+	}
+	if e.Msg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Msg)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches any runtime error of the same kind.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Op == "" && t.Kind == e.Kind
+}
+
+// IsKind reports whether err is a runtime error of kind k.
+func IsKind(err error, k Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == k
+}

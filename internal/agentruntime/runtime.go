@@ -1,0 +1,113 @@
+// Package agentruntime is the runtime port through which every Terraform
+// operation reaches agents, and the pieces all adapters share: typed errors,
+// the env allowlist and the checks applied to a spec before provisioning.
+package agentruntime
+
+import (
+	"context"
+	"time"
+)
+
+// Health is what an adapter observes of an agent right now.
+type Health string
+
+const (
+	// HealthProvisioned: recorded but never started.
+	HealthProvisioned Health = "provisioned"
+	// HealthHealthy: running and its card answers at the endpoint.
+	HealthHealthy Health = "healthy"
+	// HealthUnhealthy: running but the card does not answer.
+	HealthUnhealthy Health = "unhealthy"
+	// HealthStopped: not running (stopped, crashed or exited).
+	HealthStopped Health = "stopped"
+)
+
+// Spec is what the caller asks to provision: a raw config and the env
+// allowlist it may draw on (nil denies every variable).
+type Spec struct {
+	Config    []byte
+	Allowlist *EnvAllowlist
+}
+
+// Agent is the runtime's view of one agent.
+type Agent struct {
+	ID           string
+	Name         string
+	Endpoint     string // advertised base URL; JSON-RPC is served here
+	CardURL      string
+	Port         int // the port clients reach the agent on
+	ConfigSHA256 string
+	InjectedEnv  []string // names only, never values
+	Instance     string   // pid or container id; empty when not running
+	Running      bool
+	Health       Health
+}
+
+// RecoveryMode says whether a runtime can find its agents again after the
+// process that started them is gone.
+type RecoveryMode string
+
+const (
+	// Adopted: the agents listed are alive and managed again.
+	Adopted RecoveryMode = "adopted"
+	// Ephemeral: the runtime keeps nothing across processes.
+	Ephemeral RecoveryMode = "ephemeral"
+)
+
+// Recovery is the answer of Recover.
+type Recovery struct {
+	Mode RecoveryMode
+	IDs  []string
+}
+
+// Runtime is the port. Every method is safe for concurrent use, including
+// by several processes sharing one state dir or engine.
+type Runtime interface {
+	// Provision records the agent described by spec and returns it,
+	// without starting it. Provisioning an id that exists replaces its
+	// config (the caller restarts it); the allocated port is kept.
+	Provision(ctx context.Context, spec Spec) (Agent, error)
+	// Start starts a provisioned or stopped agent; ErrAlreadyRunning if it runs.
+	Start(ctx context.Context, id string) error
+	// Stop stops the agent, gracefully first; stopping a stopped agent is success.
+	Stop(ctx context.Context, id string) error
+	// Health probes the agent now.
+	Health(ctx context.Context, id string) (Health, error)
+	// Get returns the agent with its current health.
+	Get(ctx context.Context, id string) (Agent, error)
+	// Recover finds agents started by earlier processes.
+	Recover(ctx context.Context) (Recovery, error)
+	// List returns every agent the runtime knows, sorted by id.
+	List(ctx context.Context) ([]Agent, error)
+	// Logs returns the last tail lines of the agent's output (all when tail <= 0).
+	Logs(ctx context.Context, id string, tail int) ([]string, error)
+	// Deprovision stops the agent and removes every trace of it; an
+	// unknown id is success.
+	Deprovision(ctx context.Context, id string) error
+}
+
+// WaitHealthy polls until the agent is healthy, the context ends, or the
+// agent stops. It returns the last health observed.
+func WaitHealthy(ctx context.Context, rt Runtime, id string) (Health, error) {
+	delay := 10 * time.Millisecond
+	for {
+		h, err := rt.Health(ctx, id)
+		if err != nil {
+			return h, err
+		}
+		switch h {
+		case HealthHealthy:
+			return h, nil
+		case HealthStopped, HealthProvisioned:
+			return h, newError(KindSpawnFailure, "wait for healthy", id, "the agent is not running (it exited or was never started)", nil)
+		}
+		select {
+		case <-ctx.Done():
+			return h, newError(KindBackend, "wait for healthy", id, "the agent did not become healthy in time: its card does not answer", ctx.Err())
+		case <-time.After(delay):
+		}
+		if delay < 200*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
