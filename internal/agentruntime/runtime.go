@@ -63,6 +63,9 @@ type Recovery struct {
 // Runtime is the port. Every method is safe for concurrent use, including
 // by several processes sharing one state dir or engine.
 type Runtime interface {
+	// Check applies, without side effects, every check Provision would make
+	// of spec, so that mistakes surface at plan time.
+	Check(ctx context.Context, spec Spec) error
 	// Provision records the agent described by spec and returns it,
 	// without starting it. Provisioning an id that exists replaces its
 	// config (the caller restarts it); the allocated port is kept.
