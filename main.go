@@ -7,7 +7,6 @@ import (
 	"context"
 	"flag"
 	"log"
-	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -19,9 +18,7 @@ import (
 var version = "dev"
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == agenthost.Subcommand {
-		os.Exit(agenthost.Main(os.Args[2:]))
-	}
+	agenthost.RunIfSubcommand()
 
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")

@@ -1,0 +1,24 @@
+package provider
+
+import (
+	"os"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
+)
+
+// testAccProtoV6ProviderFactories serve the provider in-process to the real
+// terraform binary during acceptance tests.
+var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"a2a": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// TestMain lets the test binary stand in for the provider binary: the local
+// adapter executes its own executable with the agent host subcommand.
+func TestMain(m *testing.M) {
+	agenthost.RunIfSubcommand()
+	os.Exit(m.Run())
+}
