@@ -241,7 +241,12 @@ func decodeError(err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return &Error{Problems: []Problem{{Key: strings.Join(de.Key(), "."), Line: row, Column: col, Message: de.Error()}}}
+		key := strings.Join(de.Key(), ".")
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if key != "" {
+			msg = key + ": " + msg
+		}
+		return &Error{Problems: []Problem{{Key: key, Line: row, Column: col, Message: msg}}}
 	}
 	return &Error{Problems: []Problem{{Message: err.Error()}}}
 }

@@ -1,0 +1,82 @@
+package agentconfig
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReferences(t *testing.T) {
+	raw := []byte(`description = "${B} and ${A:-x} and ${B}"
+api_key = "${API_KEY}" # $NOT_A_REF and ${1BAD}`)
+	want := []string{"A", "API_KEY", "B"}
+	if got := References(raw); !reflect.DeepEqual(got, want) {
+		t.Errorf("References() = %v, want %v", got, want)
+	}
+}
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"GREETING": "hello", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct {
+		name        string
+		description string
+		want        string
+		wantErr     string
+	}{
+		{"set", "${GREETING} world", "hello world", ""},
+		{"default used when unset", "${MISSING:-fallback}", "fallback", ""},
+		{"set but empty wins over default", "[${EMPTY:-fallback}]", "[]", ""},
+		{"unset without default", "${MISSING} ${ALSO_MISSING}", "", "MISSING, ALSO_MISSING"},
+		{"no reference", "plain", "plain", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte("[agent]\nname = \"a\"\ndescription = \"" + tt.description + "\"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cfg.Expand(lookup)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Expand() error = %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Agent.Description != tt.want {
+				t.Errorf("description = %q, want %q", cfg.Agent.Description, tt.want)
+			}
+		})
+	}
+}
+
+func TestExpandReachesNestedStrings(t *testing.T) {
+	cfg, err := Parse([]byte(`
+[agent]
+name = "a"
+[agent.provider]
+organization = "${ORG}"
+[handler]
+type = "llm"
+[handler.llm]
+base_url = "http://127.0.0.1:1"
+model = "m"
+api_key = "${KEY}"
+[[skills]]
+id = "s"
+tags = ["${TAG}"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ORG": "org", "KEY": "k", "TAG": "t"}
+	if err := cfg.Expand(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Agent.Provider.Organization != "org" || cfg.Handler.LLM.APIKey != "k" || cfg.Skills[0].Tags[0] != "t" {
+		t.Errorf("nested values not expanded: %+v %+v %+v", cfg.Agent.Provider, cfg.Handler.LLM, cfg.Skills[0])
+	}
+}

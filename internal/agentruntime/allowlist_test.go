@@ -1,0 +1,91 @@
+package agentruntime
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestCheckEnv(t *testing.T) {
+	allow := &EnvAllowlist{Name: "llm", Variables: []string{"API_KEY", "UNUSED"}}
+	tests := []struct {
+		name       string
+		allow      *EnvAllowlist
+		config     string
+		wantInject []string
+		wantDenied []string
+	}{
+		{"no references, no allowlist", nil, `name = "a"`, nil, nil},
+		{"HOST is exempt and never injected", nil, `host = "${HOST:-127.0.0.1}"`, nil, nil},
+		{"deny by default", nil, `k = "${API_KEY}"`, nil, []string{"API_KEY"}},
+		{"allowed and referenced is injected", allow, `k = "${API_KEY}"`, []string{"API_KEY"}, nil},
+		{"every offending variable is named", allow, `a = "${SECRET}" b = "${API_KEY}" c = "${TOKEN:-x}"`, nil, []string{"SECRET", "TOKEN"}},
+		// The check reads raw text, so a reference in a comment counts too: a
+		// refused config must not be parsed to find out which secrets exist.
+		{"references in comments count", nil, "# ${SECRET}\nname = \"a\"", nil, []string{"SECRET"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inject, err := CheckEnv(tt.allow, []byte(tt.config))
+			if tt.wantDenied != nil {
+				var rerr *Error
+				if !errors.As(err, &rerr) || !errors.Is(err, ErrDisallowedEnv) {
+					t.Fatalf("CheckEnv() error = %v, want a disallowed-env error", err)
+				}
+				if !reflect.DeepEqual(rerr.Vars, tt.wantDenied) {
+					t.Errorf("Vars = %v, want %v", rerr.Vars, tt.wantDenied)
+				}
+				for _, v := range tt.wantDenied {
+					if !strings.Contains(err.Error(), v) {
+						t.Errorf("error %q does not name %s", err, v)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(inject, tt.wantInject) {
+				t.Errorf("inject = %v, want %v", inject, tt.wantInject)
+			}
+		})
+	}
+}
+
+func TestEnvAllowlistValidate(t *testing.T) {
+	tests := []struct {
+		list    EnvAllowlist
+		wantErr string
+	}{
+		{EnvAllowlist{Name: "ok", Variables: []string{"A", "_B1"}}, ""},
+		{EnvAllowlist{Name: "Not OK"}, `try "not-ok"`},
+		{EnvAllowlist{Name: "ok", Variables: []string{"1A", "A-B", "C"}}, "1A, A-B"},
+	}
+	for _, tt := range tests {
+		err := tt.list.Validate()
+		if tt.wantErr == "" {
+			if err != nil {
+				t.Errorf("Validate(%+v) = %v, want nil", tt.list, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !IsKind(err, KindInvalidConfig) {
+			t.Errorf("Validate(%+v) = %v, want an invalid-config error containing %q", tt.list, err, tt.wantErr)
+		}
+	}
+}
+
+func TestErrorsMatchByKind(t *testing.T) {
+	err := NotFound("start", "a")
+	if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrBackend) {
+		t.Errorf("errors.Is does not match by kind: %v", err)
+	}
+	if got := err.Error(); got != `start agent "a": no such agent` {
+		t.Errorf("Error() = %q", got)
+	}
+	u := Unsupported("provision", "a", "use the container adapter")
+	if !IsKind(u, KindUnsupported) || !strings.Contains(u.Error(), "use the container adapter") {
+		t.Errorf("Unsupported() = %v", u)
+	}
+}
