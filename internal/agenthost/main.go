@@ -1,14 +1,31 @@
 // Package agenthost is the built-in agent host behind
-// `terraform-provider-a2a run --config agent.toml`.
+// `terraform-provider-a2a run --config agent.toml`: it serves the agent card
+// derived from the config and answers A2A JSON-RPC with the configured
+// handler, using the official A2A Go SDK.
 package agenthost
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
 
 // Subcommand is the argument that selects the agent host.
 const Subcommand = "run"
+
+// Exit statuses of Main.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the host could not run: a port in use, a failed listener
+	exitUsage   = 2 // bad flags or a bad agent config: nothing to retry until it is fixed
+)
 
 // RunIfSubcommand turns the current process into the agent host when its
 // first argument is the subcommand, and exits with the host's status. The
@@ -21,8 +38,105 @@ func RunIfSubcommand() {
 }
 
 // Main runs the agent host with the arguments after the subcommand and
-// returns the process exit code.
+// returns the process exit code. It serves until SIGTERM or SIGINT, then
+// shuts down gracefully and returns 0.
 func Main(args []string) int {
-	fmt.Fprintln(os.Stderr, "agent host: not built yet", args)
-	return 2
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return run(ctx, args, os.Stdout, os.Stderr)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fail := func(code int, format string, a ...any) int {
+		_, _ = fmt.Fprintf(stderr, "agent host: "+format+"\n", a...)
+		return code
+	}
+	cfg, err := configure(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	err = Serve(ctx, cfg, Options{Log: stdout})
+	var cfgErr *configError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &cfgErr):
+		return fail(exitUsage, "%v", err)
+	default:
+		return fail(exitFailure, "%v", err)
+	}
+}
+
+// configure reads the flags and the agent config they name, expands
+// variables from this process's environment and applies the flag overrides.
+func configure(args []string, stderr io.Writer) (*agentconfig.Config, error) {
+	fs := flag.NewFlagSet("terraform-provider-a2a "+Subcommand, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported as one line by the caller
+	configFile := fs.String("config", "", "read the agent config (TOML) from `file`")
+	configEnv := fs.String("config-env", "", "read the agent config (TOML) from the environment variable `NAME`")
+	host := fs.String("host", "", "listen on `host`, overriding [server] host")
+	port := fs.Int("port", 0, "listen on `port`, overriding [server] http_port; 0 picks a free port")
+	advertisedURL := fs.String("advertised-url", "", "advertise `URL` as the endpoint, overriding [server] advertised_url")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			_, _ = fmt.Fprintf(stderr, "Usage: %s (--config FILE | --config-env NAME) [flags]\n", fs.Name())
+			fs.PrintDefaults()
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w (see --help)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+
+	source, raw, err := readConfig(*configFile, *configEnv, set["config"], set["config-env"])
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if err := cfg.Expand(os.LookupEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if set["host"] {
+		cfg.Server.Host = *host
+	}
+	if set["port"] {
+		if *port < 0 || *port > 65535 {
+			return nil, fmt.Errorf("--port %d is not a TCP port (0-65535; 0 picks a free port)", *port)
+		}
+		cfg.Server.HTTPPort = *port
+	}
+	if set["advertised-url"] {
+		cfg.Server.AdvertisedURL = *advertisedURL
+	}
+	return cfg, nil
+}
+
+// readConfig returns the raw config and a name for where it came from.
+func readConfig(file, envName string, fromFile, fromEnv bool) (string, []byte, error) {
+	switch {
+	case fromFile == fromEnv:
+		return "", nil, errors.New("give exactly one of --config FILE or --config-env NAME")
+	case fromFile:
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return "", nil, fmt.Errorf("read agent config: %w", err)
+		}
+		return file, raw, nil
+	default:
+		raw, ok := os.LookupEnv(envName)
+		if !ok {
+			return "", nil, fmt.Errorf("environment variable %q named by --config-env is not set", envName)
+		}
+		return "$" + envName, []byte(raw), nil
+	}
 }

@@ -2,6 +2,12 @@
 package card
 
 import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
@@ -10,18 +16,134 @@ import (
 // WellKnownPath is where an agent publishes its card.
 const WellKnownPath = "/.well-known/agent-card.json"
 
+// ProvenanceExtensionURI identifies the card extension that names the agent
+// config a card was derived from. Its params hold "configSha256", the hex
+// sha256 of the raw config, so two cards with the same name and version but
+// different configs can be told apart.
+const ProvenanceExtensionURI = "https://github.com/a2a-terraform/terraform-provider-a2a/extensions/provenance/v1"
+
+// DefaultVersion is the card version of an agent whose config names none:
+// the proto requires a version, and 0.0.0 says plainly that none was given.
+const DefaultVersion = "0.0.0"
+
+// DefaultMode is the media type an agent accepts and produces when its
+// config names none: the built-in handlers speak plain text.
+const DefaultMode = "text/plain"
+
+// BearerSchemeName names the security scheme of an agent with
+// [auth] bearer_token.
+const BearerSchemeName = "bearer"
+
 // Derive builds the card the agent host publishes for cfg at endpoint (the
-// advertised base URL, where JSON-RPC is served).
+// advertised base URL, where JSON-RPC is served). Capabilities claim only
+// what the host implements: streaming, no push notifications, no extended
+// card. Where the config leaves a field the proto requires empty, Derive
+// fills it: the description falls back to the agent name, the version to
+// DefaultVersion, a skill's description to the agent's description and its
+// tags to its id; a config without skills advertises one skill named after
+// the agent. The card is not signed; see Sign.
 func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
-	return &a2a.AgentCard{
+	if err := checkEndpoint(endpoint); err != nil {
+		return nil, err
+	}
+	description := firstSet(cfg.Agent.Description, cfg.Agent.Name)
+	card := &a2a.AgentCard{
 		Name:        cfg.Agent.Name,
-		Description: cfg.Agent.Description,
-		Version:     cfg.Agent.Version,
+		Description: description,
+		Version:     firstSet(cfg.Agent.Version, DefaultVersion),
 		SupportedInterfaces: []*a2a.AgentInterface{{
-			URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: "1.0",
+			URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version,
 		}},
-		DefaultInputModes:  []string{"text/plain"},
-		DefaultOutputModes: []string{"text/plain"},
-		Skills:             []a2a.AgentSkill{},
-	}, nil
+		DocumentationURL: cfg.Agent.DocumentationURL,
+		Capabilities: a2a.AgentCapabilities{
+			Streaming: true,
+			Extensions: []a2a.AgentExtension{{
+				URI:         ProvenanceExtensionURI,
+				Description: "Names the agent config this card was derived from.",
+				Params:      map[string]any{"configSha256": cfg.SHA256()},
+			}},
+		},
+		DefaultInputModes:  []string{DefaultMode},
+		DefaultOutputModes: []string{DefaultMode},
+		Skills:             deriveSkills(cfg, description),
+	}
+	if p := cfg.Agent.Provider; p != nil {
+		if p.Organization == "" || p.URL == "" {
+			return nil, errors.New("agent config: [agent.provider] needs both organization and url, which an agent card requires; set both or remove the table")
+		}
+		card.Provider = &a2a.AgentProvider{Org: p.Organization, URL: p.URL}
+	}
+	if cfg.Auth.BearerToken != "" {
+		card.SecuritySchemes = a2a.NamedSecuritySchemes{
+			BearerSchemeName: a2a.HTTPAuthSecurityScheme{
+				Scheme:      "Bearer",
+				Description: "Send the agent's bearer token in the Authorization header of every JSON-RPC call.",
+			},
+		}
+		card.SecurityRequirements = a2a.SecurityRequirementsOptions{{BearerSchemeName: a2a.SecuritySchemeScopes{}}}
+	}
+	return card, nil
+}
+
+func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentSkill {
+	if len(cfg.Skills) == 0 {
+		return []a2a.AgentSkill{{
+			ID:          cfg.ID(),
+			Name:        cfg.Agent.Name,
+			Description: agentDescription,
+			Tags:        []string{cfg.Handler.Type},
+		}}
+	}
+	skills := make([]a2a.AgentSkill, len(cfg.Skills))
+	for i, s := range cfg.Skills {
+		tags := s.Tags
+		if len(tags) == 0 {
+			tags = []string{s.ID}
+		}
+		skills[i] = a2a.AgentSkill{
+			ID:          s.ID,
+			Name:        firstSet(s.Name, s.ID),
+			Description: firstSet(s.Description, agentDescription),
+			Tags:        tags,
+			Examples:    s.Examples,
+			InputModes:  s.InputModes,
+			OutputModes: s.OutputModes,
+		}
+	}
+	return skills
+}
+
+// EndpointFor returns the URL an agent advertises: server.advertised_url if
+// set, else http://host:port from server.host and server.http_port. With
+// neither an advertised URL nor a port the endpoint is not known until the
+// runtime allocates a port, and EndpointFor returns "": callers then pass
+// the URL the agent actually listens on.
+func EndpointFor(cfg *agentconfig.Config) string {
+	if cfg.Server.AdvertisedURL != "" {
+		return cfg.Server.AdvertisedURL
+	}
+	if cfg.Server.HTTPPort == 0 {
+		return ""
+	}
+	return "http://" + net.JoinHostPort(cfg.ListenHost(), strconv.Itoa(cfg.Server.HTTPPort))
+}
+
+func checkEndpoint(endpoint string) error {
+	if endpoint == "" {
+		return errors.New("agent card needs the agent's endpoint: set server.advertised_url or server.http_port in the agent config")
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("agent endpoint %q is not an absolute http or https URL; fix server.advertised_url in the agent config", endpoint)
+	}
+	return nil
+}
+
+func firstSet(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

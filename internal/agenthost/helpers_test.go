@@ -1,0 +1,309 @@
+package agenthost
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+)
+
+// waitLimit is a generous bound for things that take milliseconds, so a
+// broken host fails a test instead of hanging it.
+const waitLimit = 30 * time.Second
+
+const echoConfig = `
+[agent]
+name = "Echo Agent"
+description = "Repeats what it is told"
+version = "1.0.0"
+
+[handler]
+type = "echo"
+`
+
+func parseConfig(t *testing.T, toml string) *agentconfig.Config {
+	t.Helper()
+	cfg, err := agentconfig.Parse([]byte(toml))
+	if err != nil {
+		t.Fatalf("parse config: %v", err)
+	}
+	if err := cfg.Expand(os.LookupEnv); err != nil {
+		t.Fatalf("expand config: %v", err)
+	}
+	return cfg
+}
+
+// syncBuffer collects log output written by the host's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startInProcess starts a host in this process and shuts it down when the
+// test ends; log collects its output.
+func startInProcess(t *testing.T, cfg *agentconfig.Config, log io.Writer) *Host {
+	t.Helper()
+	h, err := Start(t.Context(), cfg, Options{Log: log})
+	if err != nil {
+		t.Fatalf("start host: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		if err := h.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	return h
+}
+
+// hostProcess is the test binary running as the agent host.
+type hostProcess struct {
+	cmd      *exec.Cmd
+	endpoint string
+	cardURL  string
+	stdout   *syncBuffer
+	stderr   *syncBuffer
+	exited   chan struct{}
+	exitErr  error
+}
+
+// execHost starts the test binary as `run` with args and env added to this
+// process's environment. It does not wait for the host to be ready.
+func execHost(t *testing.T, env []string, args ...string) *hostProcess {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{Subcommand}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	p := &hostProcess{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start host process: %v", err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			_, _ = p.stdout.Write([]byte(sc.Text() + "\n"))
+		}
+		p.exitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// startHostProcess writes toml to a file, starts the host on it and waits
+// for its startup line.
+func startHostProcess(t *testing.T, toml string, env []string, args ...string) *hostProcess {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "agent.toml")
+	if err := os.WriteFile(file, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := execHost(t, env, append([]string{"--config", file}, args...)...)
+	p.waitReady(t)
+	return p
+}
+
+func (p *hostProcess) waitReady(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		if line := firstLineWith(p.stdout.String(), `msg="agent host started"`); line != "" {
+			p.endpoint, p.cardURL = logField(line, "endpoint"), logField(line, "card")
+			return
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("host exited before it was ready: %v; stderr: %s", p.exitErr, p.stderr)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	t.Fatalf("host not ready after %s; stdout: %s stderr: %s", waitLimit, p.stdout, p.stderr)
+}
+
+// wait returns the exit code once the process ends.
+func (p *hostProcess) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(waitLimit):
+		t.Fatalf("host still running after %s; stderr: %s", waitLimit, p.stderr)
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+func firstLineWith(text, substr string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, substr) {
+			return line
+		}
+	}
+	return ""
+}
+
+// logField returns the value of key=value in a log line.
+func logField(line, key string) string {
+	for _, f := range strings.Fields(line) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	return ""
+}
+
+// freePort returns a loopback port that was free a moment ago, for tests
+// that must name a port before the host starts.
+func freePort(t testing.TB) int {
+	t.Helper()
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func ctxFor(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newClient resolves the card at base with the SDK's resolver and builds
+// an SDK client from it. A nil parser is the SDK's own.
+func newClient(t *testing.T, base string, parser agentcard.Parser) (*a2aclient.Client, *a2a.AgentCard) {
+	t.Helper()
+	ctx := ctxFor(t)
+	resolver := agentcard.NewResolver(nil)
+	resolver.CardParser = parser
+	card, err := resolver.Resolve(ctx, base)
+	if err != nil {
+		t.Fatalf("resolve card at %s: %v", base, err)
+	}
+	client, err := a2aclient.NewFromCard(ctx, card)
+	if err != nil {
+		t.Fatalf("client from card: %v", err)
+	}
+	return client, card
+}
+
+func userText(text string) *a2a.SendMessageRequest {
+	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
+}
+
+func messageText(m *a2a.Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		b.WriteString(p.Text())
+	}
+	return b.String()
+}
+
+// rpcResponse is a JSON-RPC response as it travels, for tests that check
+// the wire rather than the SDK's reading of it.
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      any             `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int              `json:"code"`
+		Message string           `json:"message"`
+		Data    []map[string]any `json:"data"`
+	} `json:"error"`
+}
+
+// httpResult is an HTTP response with its body read.
+type httpResult struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// postRPC sends one JSON-RPC call with optional headers.
+func postRPC(t *testing.T, endpoint, method string, params any, header http.Header) httpResult {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("Content-Type", "application/json")
+	return do(t, http.MethodPost, endpoint, header, body)
+}
+
+func httpGet(t *testing.T, url string) httpResult {
+	t.Helper()
+	return do(t, http.MethodGet, url, nil, nil)
+}
+
+func do(t *testing.T, method, url string, header http.Header, body []byte) httpResult {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctxFor(t), method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpResult{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+func sendParams(text string) map[string]any {
+	return map[string]any{"message": map[string]any{
+		"messageId": "m-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+		"role":      "ROLE_USER",
+		"parts":     []map[string]any{{"text": text}},
+	}}
+}

@@ -1,0 +1,274 @@
+package agenthost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+// DefaultShutdownTimeout bounds a graceful shutdown: in-flight calls get this
+// long to finish before their connections are closed.
+const DefaultShutdownTimeout = 3 * time.Second
+
+const (
+	// maxRequestBytes bounds a JSON-RPC request body.
+	maxRequestBytes = 8 << 20
+	// readHeaderTimeout stops clients that open connections and never finish
+	// sending headers from holding them forever. No write timeout: streams
+	// stay open as long as their task runs.
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
+
+// Options tune a host. The zero value is usable.
+type Options struct {
+	// Log receives the startup line, one line per request and warnings from
+	// the A2A SDK. Nil discards them.
+	Log io.Writer
+	// ShutdownTimeout bounds graceful shutdown in Serve; zero means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+}
+
+// Host is a running agent host: the agent card at the well-known path and
+// A2A JSON-RPC at the advertised endpoint.
+type Host struct {
+	server   *http.Server
+	listener net.Listener
+	endpoint string
+	cardURL  string
+	card     *a2a.AgentCard
+	logger   *slog.Logger
+	done     chan struct{}
+	serveErr error
+}
+
+// configError marks a problem with the agent config (as opposed to the
+// machine, such as a port in use), so Main can exit with the usage status.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
+// Start listens where cfg says, derives (and, with a signing key, signs) the
+// card for the advertised endpoint, and serves until Shutdown. With no port
+// configured it listens on a free one and advertises that. ctx bounds
+// start-up only; stop the host with Shutdown.
+func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, error) {
+	agent, err := newAgent(cfg)
+	if err != nil {
+		return nil, &configError{err}
+	}
+	if cfg.Server.AdvertisedURL != "" {
+		if _, err := parseEndpoint(cfg.Server.AdvertisedURL); err != nil {
+			return nil, &configError{err}
+		}
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(cfg.ListenHost(), strconv.Itoa(cfg.Server.HTTPPort)))
+	if err != nil {
+		return nil, fmt.Errorf("listen for agent %s: %w", cfg.ID(), err)
+	}
+	h, err := newHost(cfg, agent, ln, opts)
+	if err != nil {
+		_ = ln.Close()
+		return nil, &configError{err}
+	}
+	go h.serve()
+	h.logger.Info("agent host started", "agent", cfg.ID(), "listen", ln.Addr().String(), "endpoint", h.endpoint, "card", h.cardURL)
+	return h, nil
+}
+
+func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listener, opts Options) (*Host, error) {
+	out := opts.Log
+	if out == nil {
+		out = io.Discard
+	}
+	logger := slog.New(slog.NewTextHandler(out, nil))
+
+	// The endpoint is worked out as internal/card does offline, with the
+	// port actually bound, so a host on a free port advertises that one.
+	bound := *cfg
+	bound.Server.HTTPPort = ln.Addr().(*net.TCPAddr).Port
+	endpoint := card.EndpointFor(&bound)
+	u, err := parseEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := publishedCard(cfg, endpoint)
+	if err != nil {
+		return nil, err
+	}
+	cardURL, err := url.JoinPath(endpoint, card.WellKnownPath)
+	if err != nil {
+		return nil, fmt.Errorf("agent card URL for endpoint %q: %w", endpoint, err)
+	}
+
+	handler := a2asrv.NewHandler(agent,
+		a2asrv.WithCapabilityChecks(&capabilities),
+		a2asrv.WithCallInterceptors(rpcMethodRecorder{}),
+		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
+	)
+	rpc := a2asrv.NewJSONRPCHandler(handler)
+	if token := cfg.Auth.BearerToken; token != "" {
+		rpc = requireBearer(token, rpc)
+	}
+	routes := newRoutes(u.Path, a2asrv.NewAgentCardHandler(doc), rpc)
+
+	return &Host{
+		server: &http.Server{
+			Handler:           logRequests(logger, routes),
+			ReadHeaderTimeout: readHeaderTimeout,
+			IdleTimeout:       idleTimeout,
+			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		},
+		listener: ln,
+		endpoint: endpoint,
+		cardURL:  cardURL,
+		card:     doc.card,
+		logger:   logger,
+		done:     make(chan struct{}),
+	}, nil
+}
+
+// publishedCard derives the card for endpoint, signs it when the config
+// holds a signing key, and encodes it the way internal/card publishes (and
+// signs) cards.
+func publishedCard(cfg *agentconfig.Config, endpoint string) (cardDocument, error) {
+	c, err := card.Derive(cfg, endpoint)
+	if err != nil {
+		return cardDocument{}, fmt.Errorf("derive the agent card: %w", err)
+	}
+	if cfg.Card.SigningKey != "" {
+		// An empty key id lets Sign name the key by its RFC 7638 thumbprint.
+		if err := card.Sign(c, []byte(cfg.Card.SigningKey), ""); err != nil {
+			return cardDocument{}, fmt.Errorf("sign the agent card with [card] signing_key: %w", err)
+		}
+	}
+	raw, err := card.MarshalCard(c)
+	if err != nil {
+		return cardDocument{}, fmt.Errorf("encode the agent card: %w", err)
+	}
+	return cardDocument{card: c, raw: raw}, nil
+}
+
+// cardDocument is the published card with its bytes, encoded once. It
+// feeds the SDK's card handler (CORS, OPTIONS) with exactly those bytes.
+type cardDocument struct {
+	card *a2a.AgentCard
+	raw  []byte
+}
+
+func (d cardDocument) Card(context.Context) (*a2a.AgentCard, error) { return d.card, nil }
+func (d cardDocument) CardJSON(context.Context) ([]byte, error)     { return d.raw, nil }
+
+// routes maps exact paths to handlers: the card at the well-known path (also
+// under the endpoint's path, where SDK resolvers look for it when the
+// endpoint has one) and JSON-RPC at the endpoint's path. Everything else is
+// 404. Exact matching keeps an advertised path from being read as a
+// ServeMux pattern.
+type routes struct {
+	rpcPath   string
+	cardPaths [2]string
+	card      http.Handler
+	rpc       http.Handler
+}
+
+func newRoutes(endpointPath string, cardHandler, rpc http.Handler) *routes {
+	if endpointPath == "" {
+		endpointPath = "/"
+	}
+	return &routes{
+		rpcPath:   endpointPath,
+		cardPaths: [2]string{card.WellKnownPath, path.Join(endpointPath, card.WellKnownPath)},
+		card:      cardHandler,
+		rpc:       rpc,
+	}
+}
+
+func (rt *routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case rt.cardPaths[0], rt.cardPaths[1]:
+		rt.card.ServeHTTP(w, r)
+	case rt.rpcPath:
+		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
+		rt.rpc.ServeHTTP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func parseEndpoint(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("advertised URL %q is not an absolute http(s) URL such as http://127.0.0.1:8080/", raw)
+	}
+	return u, nil
+}
+
+func (h *Host) serve() {
+	defer close(h.done)
+	if err := h.server.Serve(h.listener); !errors.Is(err, http.ErrServerClosed) {
+		h.serveErr = err
+	}
+}
+
+// Endpoint is the advertised base URL, where JSON-RPC is served.
+func (h *Host) Endpoint() string { return h.endpoint }
+
+// CardURL is where the agent card is served.
+func (h *Host) CardURL() string { return h.cardURL }
+
+// Addr is the address the host listens on.
+func (h *Host) Addr() net.Addr { return h.listener.Addr() }
+
+// Card is the card the host publishes.
+func (h *Host) Card() *a2a.AgentCard { return h.card }
+
+// Shutdown stops accepting calls and lets in-flight ones finish until ctx
+// ends; connections still open then (such as long streams) are closed.
+func (h *Host) Shutdown(ctx context.Context) error {
+	if err := h.server.Shutdown(ctx); err != nil {
+		h.logger.Warn("shutdown deadline passed; closing open connections")
+		if err := h.server.Close(); err != nil {
+			return fmt.Errorf("close agent host: %w", err)
+		}
+	}
+	<-h.done
+	h.logger.Info("agent host stopped")
+	return h.serveErr
+}
+
+// Serve runs a host until ctx ends, then shuts it down gracefully.
+func Serve(ctx context.Context, cfg *agentconfig.Config, opts Options) error {
+	h, err := Start(ctx, cfg, opts)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case <-h.done:
+		return fmt.Errorf("agent host stopped serving: %w", h.serveErr)
+	}
+	timeout := opts.ShutdownTimeout
+	if timeout <= 0 {
+		timeout = DefaultShutdownTimeout
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return h.Shutdown(shutdownCtx)
+}

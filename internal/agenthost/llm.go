@@ -1,0 +1,185 @@
+package agenthost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+)
+
+const (
+	// llmTimeout bounds one chat completion; models can take a while, but a
+	// hung endpoint must not hold a task open forever.
+	llmTimeout = 2 * time.Minute
+	// maxCompletionBytes bounds how much of an endpoint's answer is read.
+	maxCompletionBytes = 4 << 20
+	// maxErrorDetail bounds how much of an endpoint's error text reaches a client.
+	maxErrorDetail = 300
+)
+
+// llmAgent answers each message with one call to an OpenAI-compatible
+// chat-completions endpoint. Its work can take seconds, so it runs as a task
+// the client can poll, stream or cancel.
+type llmAgent struct {
+	cancelByStatus
+	endpoint     string
+	model        string
+	apiKey       string
+	systemPrompt string
+	client       *http.Client
+}
+
+func newLLMAgent(cfg *agentconfig.LLM) (*llmAgent, error) {
+	if cfg == nil || cfg.BaseURL == "" || cfg.Model == "" {
+		return nil, errors.New(`handler type "llm" needs [handler.llm] with base_url and model`)
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("handler.llm.base_url %q is not an http(s) URL such as https://api.openai.com/v1", cfg.BaseURL)
+	}
+	return &llmAgent{
+		endpoint:     strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",
+		model:        cfg.Model,
+		apiKey:       cfg.APIKey,
+		systemPrompt: cfg.SystemPrompt,
+		client:       &http.Client{Timeout: llmTimeout},
+	}, nil
+}
+
+func (l *llmAgent) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		texts, err := textParts(execCtx.Message)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if execCtx.StoredTask == nil {
+			if !yield(a2a.NewSubmittedTask(execCtx, execCtx.Message), nil) {
+				return
+			}
+		}
+		if !yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateWorking, nil), nil) {
+			return
+		}
+		reply, err := l.complete(ctx, strings.Join(texts, "\n"))
+		if ctx.Err() != nil {
+			return // canceled: the cancelation has already set the task's state
+		}
+		if err != nil {
+			explanation := a2a.NewMessageForTask(a2a.MessageRoleAgent, execCtx, a2a.NewTextPart(err.Error()))
+			yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateFailed, explanation), nil)
+			return
+		}
+		if !yield(a2a.NewArtifactEvent(execCtx, a2a.NewTextPart(reply)), nil) {
+			return
+		}
+		yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateCompleted, nil), nil)
+	}
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type chatRequest struct {
+	Model    string        `json:"model"`
+	Messages []chatMessage `json:"messages"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message chatMessage `json:"message"`
+	} `json:"choices"`
+}
+
+type chatError struct {
+	Error struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// complete sends one prompt and returns the first choice's content. Errors
+// describe what went wrong for the operator and never carry the API key,
+// even when the endpoint echoes it back.
+func (l *llmAgent) complete(ctx context.Context, prompt string) (string, error) {
+	reply, err := l.post(ctx, prompt)
+	if err != nil && l.apiKey != "" {
+		err = errors.New(strings.ReplaceAll(err.Error(), l.apiKey, "[redacted]"))
+	}
+	return reply, err
+}
+
+func (l *llmAgent) post(ctx context.Context, prompt string) (string, error) {
+	body := chatRequest{Model: l.model}
+	if l.systemPrompt != "" {
+		body.Messages = append(body.Messages, chatMessage{Role: "system", Content: l.systemPrompt})
+	}
+	body.Messages = append(body.Messages, chatMessage{Role: "user", Content: prompt})
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return "", fmt.Errorf("encode chat completion request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.endpoint, bytes.NewReader(payload))
+	if err != nil {
+		return "", fmt.Errorf("build chat completion request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if l.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+l.apiKey)
+	}
+	resp, err := l.client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("the model endpoint could not be reached: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCompletionBytes))
+	if err != nil {
+		return "", fmt.Errorf("read the model endpoint's answer: %w", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return "", fmt.Errorf("the model endpoint %s answered %s: %s", l.endpoint, resp.Status, errorDetail(raw, l.apiKey))
+	}
+	var parsed chatResponse
+	if err := json.Unmarshal(raw, &parsed); err != nil {
+		return "", fmt.Errorf("the model endpoint %s answered with something other than a chat completion: %w", l.endpoint, err)
+	}
+	if len(parsed.Choices) == 0 {
+		return "", fmt.Errorf("the model endpoint %s answered with no choices", l.endpoint)
+	}
+	return parsed.Choices[0].Message.Content, nil
+}
+
+// errorDetail extracts the message of an OpenAI-style error body, or a
+// bounded prefix of whatever the endpoint sent. The secret is removed before
+// the text is cut, so no fragment of it survives.
+func errorDetail(raw []byte, secret string) string {
+	var e chatError
+	detail := strings.TrimSpace(string(raw))
+	if json.Unmarshal(raw, &e) == nil && e.Error.Message != "" {
+		detail = e.Error.Message
+	}
+	if secret != "" {
+		detail = strings.ReplaceAll(detail, secret, "[redacted]")
+	}
+	if len(detail) > maxErrorDetail {
+		detail = strings.ToValidUTF8(detail[:maxErrorDetail], "") + "…"
+	}
+	if detail == "" {
+		return "(no body)"
+	}
+	return detail
+}

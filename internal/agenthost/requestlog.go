@@ -1,0 +1,97 @@
+package agenthost
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+)
+
+// requestRecord collects what the request log line reports. The A2A method
+// is filled in by the SDK's call interceptor, which for streaming calls runs
+// on another goroutine, hence the atomic.
+type requestRecord struct {
+	rpcMethod atomic.Pointer[string]
+}
+
+type requestRecordKey struct{}
+
+// rpcMethodRecorder notes which A2A method a JSON-RPC call reached, so the
+// log names it without the host reading request bodies itself.
+type rpcMethodRecorder struct {
+	a2asrv.PassthroughCallInterceptor
+}
+
+func (rpcMethodRecorder) Before(ctx context.Context, callCtx *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
+	if rec, ok := ctx.Value(requestRecordKey{}).(*requestRecord); ok {
+		method := callCtx.Method()
+		rec.rpcMethod.Store(&method)
+	}
+	return ctx, nil, nil
+}
+
+// logRequests writes one line per request: method, path, A2A method when
+// known, status and duration. Never headers, query strings or bodies, which
+// may carry tokens and user data.
+func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &requestRecord{}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestRecordKey{}, rec)))
+		rpc := "-"
+		if m := rec.rpcMethod.Load(); m != nil {
+			rpc = *m
+		}
+		logger.Info("request",
+			"method", r.Method,
+			"path", r.URL.Path,
+			"rpc", rpc,
+			"status", sw.status(),
+			"duration", time.Since(start).Round(time.Microsecond),
+		)
+	})
+}
+
+// statusWriter remembers the status code. It keeps http.Flusher, which
+// Server-Sent Events need.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
