@@ -41,6 +41,12 @@ type Agent struct {
 	Instance     string   // pid or container id; empty when not running
 	Running      bool
 	Health       Health
+	// Config is the raw config last provisioned, so that an imported agent
+	// reads back exactly what was declared.
+	Config []byte
+	// EnvAllowlist names the allowlist the agent was provisioned with;
+	// empty when it names none.
+	EnvAllowlist string
 }
 
 // RecoveryMode says whether a runtime can find its agents again after the

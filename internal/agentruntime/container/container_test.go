@@ -1,0 +1,318 @@
+package container
+
+import (
+	"errors"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+func TestHardening(t *testing.T) {
+	needEngine(t)
+	// User "" would keep the image's own user, which is DefaultUser in the
+	// base image, so "off" names another user to show it is passed through.
+	off := Hardening{User: "1000:1000"}
+	limited := DefaultHardening()
+	limited.MemoryMB, limited.CPUs = 64, 0.5
+	tests := []struct {
+		name      string
+		hardening *Hardening
+		readOnly  bool
+		capDrop   []string
+		secOpt    []string
+		user      string
+		pids      int64
+		memory    int64
+		nanoCPUs  int64
+	}{
+		{"defaults", nil, true, []string{"ALL"}, []string{"no-new-privileges:true"}, DefaultUser, DefaultPidsLimit, 0, 0},
+		{"limits", &limited, true, []string{"ALL"}, []string{"no-new-privileges:true"}, DefaultUser, DefaultPidsLimit, 64 << 20, 5e8},
+		{"all off", &off, false, nil, nil, "1000:1000", 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := testOptions(t, newScope(t))
+			opts.Hardening = tt.hardening
+			rt := newRuntime(t, opts)
+			a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Hardening " + tt.name)})
+			c := inspectAgent(t, rt, a.ID).Container
+			h := c.HostConfig
+			if h.ReadonlyRootfs != tt.readOnly {
+				t.Errorf("ReadonlyRootfs = %v, want %v", h.ReadonlyRootfs, tt.readOnly)
+			}
+			if _, tmp := h.Tmpfs["/tmp"]; tmp != tt.readOnly {
+				t.Errorf("tmpfs on /tmp = %v, want %v (with a read-only root)", tmp, tt.readOnly)
+			}
+			if !slices.Equal(h.CapDrop, tt.capDrop) {
+				t.Errorf("CapDrop = %v, want %v", h.CapDrop, tt.capDrop)
+			}
+			if !slices.Equal(h.SecurityOpt, tt.secOpt) {
+				t.Errorf("SecurityOpt = %v, want %v", h.SecurityOpt, tt.secOpt)
+			}
+			if c.Config.User != tt.user {
+				t.Errorf("User = %q, want %q", c.Config.User, tt.user)
+			}
+			if got := h.PidsLimit; (got == nil && tt.pids != 0) || (got != nil && *got != tt.pids) {
+				t.Errorf("PidsLimit = %v, want %d", got, tt.pids)
+			}
+			if h.Memory != tt.memory || h.NanoCPUs != tt.nanoCPUs {
+				t.Errorf("Memory, NanoCPUs = %d, %d, want %d, %d", h.Memory, h.NanoCPUs, tt.memory, tt.nanoCPUs)
+			}
+		})
+	}
+}
+
+// TestEnvironment checks that only allowlisted variables and the adapter's
+// own enter a container, and that a changed value recreates it at start.
+func TestEnvironment(t *testing.T) {
+	t.Setenv("A2A_TEST_CANARY", "must-not-leak")
+	t.Setenv("A2A_TEST_ALLOWED", "first")
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	spec := agentruntime.Spec{
+		Config:    agentConfig("Env Agent", `# greets ${A2A_TEST_ALLOWED}`),
+		Allowlist: &agentruntime.EnvAllowlist{Name: "test", Variables: []string{"A2A_TEST_ALLOWED", "A2A_TEST_CANARY_UNUSED"}},
+	}
+	a := provisionStarted(t, rt, spec)
+	if !slices.Equal(a.InjectedEnv, []string{"A2A_TEST_ALLOWED"}) {
+		t.Errorf("InjectedEnv = %v, want [A2A_TEST_ALLOWED]", a.InjectedEnv)
+	}
+	first := inspectAgent(t, rt, a.ID).Container
+	wantNames := []string{ConfigEnvVar, "HOST", AdvertisedURLEnvVar, "A2A_TEST_ALLOWED"}
+	for _, kv := range first.Config.Env {
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.Contains(value, "must-not-leak") || !slices.Contains(append(wantNames, "PATH"), name) {
+			t.Errorf("container holds %s, which is neither allowlisted nor the adapter's", name)
+		}
+	}
+	for _, name := range wantNames {
+		if _, ok := envValue(first.Config.Env, name); !ok {
+			t.Errorf("container lacks %s", name)
+		}
+	}
+	if v, _ := envValue(first.Config.Env, "A2A_TEST_ALLOWED"); v != "first" {
+		t.Errorf("A2A_TEST_ALLOWED = %q, want first", v)
+	}
+	labels := first.Config.Labels
+	for key, want := range map[string]string{
+		labelManagedBy: managedByValue, labelAgentID: a.ID, labelConfigSHA: a.ConfigSHA256,
+		labelInjectedEnv: "A2A_TEST_ALLOWED", labelScope: rt.opts.Scope,
+	} {
+		if labels[key] != want {
+			t.Errorf("label %s = %q, want %q", key, labels[key], want)
+		}
+	}
+
+	ctx := testContext(t)
+	if err := rt.Stop(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("A2A_TEST_ALLOWED", "second")
+	if err := rt.Start(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	second := inspectAgent(t, rt, a.ID).Container
+	if v, _ := envValue(second.Config.Env, "A2A_TEST_ALLOWED"); v != "second" {
+		t.Errorf("after a start with a new value, A2A_TEST_ALLOWED = %q, want second", v)
+	}
+	if second.ID == first.ID {
+		t.Error("the container was not recreated for the new value")
+	}
+	if second.Config.Labels[labelPort] != labels[labelPort] {
+		t.Errorf("port changed from %s to %s on recreate", labels[labelPort], second.Config.Labels[labelPort])
+	}
+}
+
+func TestProvisionUnchangedKeepsContainer(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	spec := agentruntime.Spec{Config: agentConfig("Steady Agent")}
+	a := provisionStarted(t, rt, spec)
+	before := inspectAgent(t, rt, a.ID).Container.ID
+	again, err := rt.Provision(testContext(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := inspectAgent(t, rt, a.ID).Container.ID; after != before || again.Health != agentruntime.HealthHealthy {
+		t.Errorf("Provision of an unchanged config: container %s → %s, health %s; want the running one kept", before, after, again.Health)
+	}
+}
+
+func TestRemovedOutOfBand(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Removed Agent")})
+	docker(t, "rm", "-f", rt.containerName(a.ID))
+	ctx := testContext(t)
+	for name, op := range map[string]func() error{
+		"Get":    func() error { _, err := rt.Get(ctx, a.ID); return err },
+		"Health": func() error { _, err := rt.Health(ctx, a.ID); return err },
+		"Start":  func() error { return rt.Start(ctx, a.ID) },
+		"Stop":   func() error { return rt.Stop(ctx, a.ID) },
+		"Logs":   func() error { _, err := rt.Logs(ctx, a.ID, 5); return err },
+	} {
+		if err := op(); !errors.Is(err, agentruntime.ErrNotFound) || !strings.Contains(err.Error(), "apply again") {
+			t.Errorf("%s after docker rm = %v, want not found telling the operator to apply again", name, err)
+		}
+	}
+	list, err := rt.List(ctx)
+	if err != nil || len(list) != 0 {
+		t.Errorf("List after docker rm = %v, %v; want empty", list, err)
+	}
+	if err := rt.Deprovision(ctx, a.ID); err != nil {
+		t.Errorf("Deprovision after docker rm = %v, want success", err)
+	}
+}
+
+func TestStoppedOutOfBand(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Stopped Agent")})
+	docker(t, "stop", rt.containerName(a.ID))
+	got, err := rt.Get(testContext(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Running || got.Health != agentruntime.HealthStopped || got.Instance != "" {
+		t.Errorf("Get after docker stop = %+v, want stopped", got)
+	}
+	provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Stopped Agent")})
+}
+
+func TestRestartPolicy(t *testing.T) {
+	tests := []struct{ option, want string }{
+		{"", "unless-stopped"},
+		{"always", "always"},
+		{"no", "no"},
+		{"on-failure", "on-failure"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			opts := testOptions(t, newScope(t))
+			opts.RestartPolicy = tt.option
+			rt := newRuntime(t, opts)
+			a, err := rt.Provision(testContext(t), agentruntime.Spec{Config: agentConfig("Restart " + tt.want)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inspectAgent(t, rt, a.ID).Container.HostConfig.RestartPolicy.Name; string(got) != tt.want {
+				t.Errorf("restart policy = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	_, err := New(testContext(t), Options{RestartPolicy: "sometimes"})
+	if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), "sometimes") {
+		t.Errorf("New with restart policy sometimes = %v, want invalid config naming it", err)
+	}
+}
+
+func TestImageMissing(t *testing.T) {
+	absent := "a2a-test-absent:" + newScope(t)
+	tests := []struct {
+		name string
+		opts func(*Options)
+		cfg  []byte
+	}{
+		{"runtime image", func(*Options) {}, agentConfig("Own Image", "[runtime]", `image = "`+absent+`"`)},
+		{"base image", func(o *Options) { o.BaseImage = absent }, agentConfig("Base Image")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := testOptions(t, newScope(t))
+			tt.opts(&opts)
+			rt := newRuntime(t, opts)
+			_, err := rt.Provision(testContext(t), agentruntime.Spec{Config: tt.cfg})
+			if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), absent) || !strings.Contains(err.Error(), "docker load") {
+				t.Errorf("Provision with a missing image = %v, want invalid config naming %s and docker load", err, absent)
+			}
+		})
+	}
+}
+
+func TestPortTaken(t *testing.T) {
+	ctx := testContext(t)
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	port := l.Addr().(*net.TCPAddr).Port
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	a, err := rt.Provision(ctx, agentruntime.Spec{Config: agentConfig("Busy Port", "[server]", "http_port = "+strconv.Itoa(port))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Port != port {
+		t.Errorf("Port = %d, want the configured %d", a.Port, port)
+	}
+	err = rt.Start(ctx, a.ID)
+	if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+		t.Errorf("Start on a taken port = %v, want conflict naming port %d", err, port)
+	}
+}
+
+func TestEngineUnreachable(t *testing.T) {
+	socket := "unix://" + t.TempDir() + "/absent.sock"
+	tests := []struct {
+		name, option, env, mention string
+	}{
+		{"option", socket, "", "provider's container host"},
+		{"DOCKER_HOST", "", socket, "DOCKER_HOST"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("DOCKER_HOST", tt.env)
+			_, err := New(testContext(t), Options{Host: tt.option})
+			if !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), socket) || !strings.Contains(err.Error(), tt.mention) {
+				t.Errorf("New against %s = %v, want a backend error naming the host and %q", socket, err, tt.mention)
+			}
+		})
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(testContext(t), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedTCP := "tcp://" + l.Addr().String()
+	_ = l.Close()
+	if _, err := New(testContext(t), Options{Host: closedTCP}); !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), closedTCP) {
+		t.Errorf("New against closed %s = %v, want a backend error naming it", closedTCP, err)
+	}
+	invalid := []struct {
+		name    string
+		opts    Options
+		mention string
+	}{
+		{"scheme", Options{Host: "ftp://engine"}, "ftp"},
+		{"tls files", Options{Host: closedTCP, TLSCACert: t.TempDir() + "/absent-ca.pem", TLSVerify: true}, "tls_ca_cert"},
+	}
+	for _, tt := range invalid {
+		if _, err := New(testContext(t), tt.opts); !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.mention) {
+			t.Errorf("New with a bad %s = %v, want invalid config mentioning %q", tt.name, err, tt.mention)
+		}
+	}
+}
+
+// TestRelayThroughCLI drives the ssh:// transport's relay (`docker system
+// dial-stdio`) against the local engine, which needs no ssh server.
+func TestRelayThroughCLI(t *testing.T) {
+	needEngine(t)
+	host := os.Getenv("DOCKER_HOST")
+	if host == "" {
+		host = "unix:///var/run/docker.sock"
+	}
+	docker(t, "version", "--format", "{{.Client.Version}}")
+	relayed, err := client.New(relayOptions(host)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &Runtime{cli: relayed, engine: engineAddress{Host: host, Source: "test"}, opts: Options{Scope: newScope(t)}}
+	defer func() { _ = rt.Close() }()
+	if _, err := rt.Recover(testContext(t)); err != nil {
+		t.Fatalf("Recover over the CLI relay: %v", err)
+	}
+}

@@ -1,0 +1,263 @@
+package container
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/gofrs/flock"
+	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// ImageRepository names the base images built from the provider executable.
+const ImageRepository = "terraform-provider-a2a"
+
+// binaryInImage is where the executable sits in the base image.
+const binaryInImage = "/terraform-provider-a2a"
+
+// buildLockFile, in the state dir, serialises builds between processes.
+const buildLockFile = "container-image-build.lock"
+
+// buildMu serialises builds within this process, where every Runtime shares
+// the engine; the lock file does the same between processes.
+var buildMu sync.Mutex
+
+// developmentVersions do not identify a binary, so their images are tagged
+// by the executable's content instead: a rebuilt binary gets a new image.
+var developmentVersions = map[string]bool{"": true, "dev": true, "test": true}
+
+// invalidTagChars are those an image tag may not hold (semver build
+// metadata's "+", for one).
+var invalidTagChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+// baseImageDockerfile runs the agent host as an unprivileged user in an
+// otherwise empty image: the executable is static, so it needs nothing else.
+var baseImageDockerfile = fmt.Sprintf(`FROM scratch
+COPY %[1]s %[2]s
+USER %[3]s
+EXPOSE %[4]d
+ENTRYPOINT ["%[2]s", "run"]
+`, filepath.Base(binaryInImage), binaryInImage, DefaultUser, containerPort)
+
+// baseImage returns the image agents without their own image run, building
+// the default one from the executable when the engine lacks it.
+func (r *Runtime) baseImage(ctx context.Context) (string, error) {
+	if r.opts.BaseImage != "" {
+		return r.opts.BaseImage, r.requireImage(ctx, r.opts.BaseImage, "the provider's container base_image")
+	}
+	ref, err := r.defaultImageRef()
+	if err != nil {
+		return "", err
+	}
+	if ok, err := r.imageExists(ctx, ref); ok || err != nil {
+		return ref, err
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	unlock, err := r.lockBuilds(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	// Another goroutine or process may have built it while this one waited.
+	if ok, err := r.imageExists(ctx, ref); ok || err != nil {
+		return ref, err
+	}
+	return ref, r.buildBaseImage(ctx, ref)
+}
+
+// defaultImageRef is terraform-provider-a2a:<version>, or the executable's
+// content hash for development builds.
+func (r *Runtime) defaultImageRef() (string, error) {
+	if !developmentVersions[r.opts.Version] {
+		return ImageRepository + ":" + invalidTagChars.ReplaceAllString(r.opts.Version, "-"), nil
+	}
+	sum, err := r.executableDigest()
+	if err != nil {
+		return "", err
+	}
+	return ImageRepository + ":dev-" + sum[:16], nil
+}
+
+// executableDigest hashes the executable once per Runtime.
+func (r *Runtime) executableDigest() (string, error) {
+	r.digestOnce.Do(func() {
+		f, err := os.Open(r.opts.Executable)
+		if err != nil {
+			r.digestErr = fmt.Errorf("read the provider executable to build the agent image: %w", err)
+			return
+		}
+		defer func() { _ = f.Close() }()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			r.digestErr = fmt.Errorf("read the provider executable %s: %w", r.opts.Executable, err)
+			return
+		}
+		r.digest = hex.EncodeToString(h.Sum(nil))
+	})
+	return r.digest, r.digestErr
+}
+
+func (r *Runtime) imageExists(ctx context.Context, ref string) (bool, error) {
+	_, err := r.cli.ImageInspect(ctx, ref)
+	switch {
+	case err == nil:
+		return true, nil
+	case cerrdefs.IsNotFound(err):
+		return false, nil
+	default:
+		return false, r.engineError("inspect image "+ref, "", err)
+	}
+}
+
+// requireImage fails clearly when an image named by the operator is absent:
+// nothing is pulled, so it has to be put on the engine first.
+func (r *Runtime) requireImage(ctx context.Context, ref, namedBy string) error {
+	ok, err := r.imageExists(ctx, ref)
+	if err != nil || ok {
+		return err
+	}
+	return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
+		"image %q (named by %s) is not on the container engine at %s, and images are never pulled: load it there with `docker load -i <file>` or build it there with `docker build -t %s`, then apply again",
+		ref, namedBy, r.engine.Host, ref)
+}
+
+// lockBuilds takes the cross-process build lock when there is a state dir.
+func (r *Runtime) lockBuilds(ctx context.Context) (func(), error) {
+	if r.opts.StateDir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(r.opts.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir for the image build lock: %w", err)
+	}
+	lock := flock.New(filepath.Join(r.opts.StateDir, buildLockFile), flock.SetPermissions(0o600))
+	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("wait for another provider process building the agent image (lock %s): %w", lock.Path(), errors.Join(err, ctx.Err()))
+	}
+	return func() { _ = lock.Unlock() }, nil
+}
+
+// buildBaseImage sends the executable and a Dockerfile to the engine's
+// build API; no registry and no local docker CLI are involved.
+func (r *Runtime) buildBaseImage(ctx context.Context, ref string) error {
+	op := "build agent image " + ref
+	if err := checkStaticLinux(r.opts.Executable); err != nil {
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
+			"set the provider's container base_image to an image holding the provider's static linux build")
+	}
+	buildContext, err := baseImageContext(r.opts.Executable)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	res, err := r.cli.ImageBuild(ctx, buildContext, client.ImageBuildOptions{
+		Tags:        []string{ref},
+		Remove:      true,
+		ForceRemove: true,
+		Labels:      map[string]string{labelManagedBy: managedByValue},
+	})
+	if err != nil {
+		return r.engineError(op, "", err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	if err := readBuildOutput(res.Body); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "the container engine at %s could not build it", r.engine.Host)
+	}
+	r.imagesBuilt.Add(1)
+	return nil
+}
+
+// checkStaticLinux refuses executables that cannot run in a scratch image.
+func checkStaticLinux(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("the provider executable %s is not a linux binary, so it cannot run in a container: %w", path, err)
+	}
+	defer func() { _ = f.Close() }()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("the provider executable %s is dynamically linked (build it with CGO_ENABLED=0), so it cannot run in an empty image", path)
+		}
+	}
+	return nil
+}
+
+// baseImageContext is the build context: the Dockerfile and the executable.
+func baseImageContext(executable string) (io.Reader, error) {
+	bin, err := os.ReadFile(executable)
+	if err != nil {
+		return nil, fmt.Errorf("read the provider executable: %w", err)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	files := []struct {
+		name string
+		mode int64
+		data []byte
+	}{
+		{"Dockerfile", 0o644, []byte(baseImageDockerfile)},
+		{filepath.Base(binaryInImage), 0o755, bin},
+	}
+	for _, f := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: time.Unix(0, 0)}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return &buf, nil
+}
+
+// readBuildOutput drains the build's JSON message stream, which is where
+// the engine reports a failed build, and keeps the last lines as context.
+func readBuildOutput(body io.Reader) error {
+	dec := json.NewDecoder(body)
+	var last []string
+	for {
+		var msg struct {
+			Stream      string `json:"stream"`
+			Error       string `json:"error"`
+			ErrorDetail *struct {
+				Message string `json:"message"`
+			} `json:"errorDetail"`
+		}
+		err := dec.Decode(&msg)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read build output: %w", err)
+		}
+		if msg.ErrorDetail != nil && msg.ErrorDetail.Message != "" {
+			msg.Error = msg.ErrorDetail.Message
+		}
+		if msg.Error != "" {
+			return fmt.Errorf("%s (after: %v)", msg.Error, last)
+		}
+		if msg.Stream != "" {
+			last = append(last, msg.Stream)
+			if len(last) > 5 {
+				last = last[1:]
+			}
+		}
+	}
+}

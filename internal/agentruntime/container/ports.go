@@ -1,0 +1,101 @@
+package container
+
+import (
+	"context"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// Ports handed out by this process and not yet visible as container labels;
+// shared by every Runtime because they share the host's ports.
+var (
+	reservedMu    sync.Mutex
+	reservedPorts = map[int]bool{}
+)
+
+// remotePortRange is where ports are drawn for an engine on another host,
+// whose free ports cannot be asked from here; the engine refuses a taken one
+// at start, with a clear error.
+const remotePortLow, remotePortHigh = 30000, 40000
+
+// portAttempts bounds the search for a free port.
+const portAttempts = 64
+
+// allocatePort chooses a host port for a new agent, once: it is kept in the
+// container's labels and reused by every later container of the agent.
+func (r *Runtime) allocatePort(ctx context.Context) (int, error) {
+	taken, err := r.labelledPorts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	reservedMu.Lock()
+	defer reservedMu.Unlock()
+	for range portAttempts {
+		port, err := r.candidatePort(ctx)
+		if err != nil {
+			return 0, agentruntime.Errorf(agentruntime.KindBackend, "allocate port", "", err,
+				"no free port on %s; free some ports or set [server] http_port in the agent config", r.opts.AdvertiseHost)
+		}
+		if taken[port] || reservedPorts[port] {
+			continue
+		}
+		reservedPorts[port] = true
+		return port, nil
+	}
+	return 0, agentruntime.Errorf(agentruntime.KindBackend, "allocate port", "", nil,
+		"no free port found on %s after %d tries; set [server] http_port in the agent config", r.opts.AdvertiseHost, portAttempts)
+}
+
+// candidatePort asks the kernel for a free port when the engine publishes
+// on this machine, and draws one at random otherwise.
+func (r *Runtime) candidatePort(ctx context.Context) (int, error) {
+	if !r.engineIsLocal() {
+		return remotePortLow + rand.IntN(remotePortHigh-remotePortLow), nil
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", net.JoinHostPort(r.opts.publishAddr().String(), "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (r *Runtime) engineIsLocal() bool {
+	scheme, _, _ := strings.Cut(r.engine.Host, "://")
+	return scheme == "unix" || scheme == "npipe"
+}
+
+// labelledPorts are the ports of every agent container on the engine, of
+// any scope, running or not: each is kept for its agent.
+func (r *Runtime) labelledPorts(ctx context.Context) (map[int]bool, error) {
+	res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: client.Filters{}.Add("label", labelManagedBy+"="+managedByValue),
+	})
+	if err != nil {
+		return nil, r.engineError("allocate port", "", err)
+	}
+	taken := map[int]bool{}
+	for _, c := range res.Items {
+		if p, err := strconv.Atoi(c.Labels[labelPort]); err == nil {
+			taken[p] = true
+		}
+	}
+	return taken, nil
+}
+
+// isPortTaken recognises the engine's refusal to publish on a busy port
+// (Docker's and Podman's wordings).
+func isPortTaken(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "port is already allocated") ||
+		strings.Contains(msg, "address already in use")
+}

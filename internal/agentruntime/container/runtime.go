@@ -1,0 +1,416 @@
+// Package container is the runtime adapter that runs agents as containers
+// on a Docker or Podman engine, local or remote.
+//
+// The engine is the only record: every container carries labels (agent id,
+// name, config digest, published port, injected variable names) and a name
+// derived from the agent id, so a new provider process adopts what earlier
+// ones created. Provision creates the container without starting it; the
+// config reaches it through the A2A_AGENT_CONFIG variable, so nothing of
+// this machine is mounted. Injected variables take their values from the
+// provider's environment when the container is created; because the engine
+// fixes a container's environment at creation, a Start that finds those
+// values changed recreates the container (same name, port and config)
+// before starting it.
+package container
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	cerrdefs "github.com/containerd/errdefs"
+	containertypes "github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// Runtime runs agents as containers. It is safe for concurrent use, and
+// several provider processes may share one engine.
+type Runtime struct {
+	opts   Options
+	engine engineAddress
+	cli    *client.Client
+	locks  sync.Map // agent id → chan struct{}, one operation per agent at a time
+
+	digestOnce  sync.Once
+	digest      string
+	digestErr   error
+	imagesBuilt atomic.Int64
+}
+
+var _ agentruntime.Runtime = (*Runtime)(nil)
+
+// New connects to the engine opts name and checks that it answers.
+func New(ctx context.Context, opts Options) (*Runtime, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "configure container runtime", "", err, "")
+	}
+	if o.Executable == "" && o.BaseImage == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find the provider executable to build the agent image from (or set base_image): %w", err)
+		}
+		o.Executable = exe
+	}
+	addr := chooseEngine(o)
+	cli, err := connect(o, addr)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "configure container runtime", "", err, "")
+	}
+	r := &Runtime{opts: o, engine: addr, cli: cli}
+	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		_ = cli.Close()
+		return nil, r.engineError("connect to container engine", "", err)
+	}
+	return r, nil
+}
+
+// Close releases the engine connections. Agents keep running.
+func (r *Runtime) Close() error { return r.cli.Close() }
+
+// Check applies every check Provision makes of the spec itself.
+func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
+	_, err := prepare(spec)
+	return err
+}
+
+func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	p, err := agentruntime.Prepare(spec)
+	if err != nil {
+		return p, err
+	}
+	if agentconfig.HasReference(p.Config.Runtime.Image) {
+		return p, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", p.Config.ID(), nil,
+			"[runtime] image %q must be literal: the image is chosen before the agent's environment exists", p.Config.Runtime.Image)
+	}
+	return p, nil
+}
+
+// Provision creates the agent's container, not started. An agent that
+// exists keeps its port; its container is replaced when anything of it
+// changed, which stops the agent until the caller starts it again.
+func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
+	p, err := prepare(spec)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	id := p.Config.ID()
+	unlock, err := r.lock(ctx, id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	defer unlock()
+
+	existing, err := r.inspect(ctx, "provision", id)
+	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		return agentruntime.Agent{}, err
+	}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv}
+	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	if b.port, err = r.portFor(ctx, p.Config, existing); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	want := r.createOptions(b)
+	if existing != nil {
+		if unchanged(existing, want) {
+			return r.agent(ctx, existing.Config.Labels, existing.ID, existing.State.Status), nil
+		}
+		if err := r.remove(ctx, "provision", id, existing.ID); err != nil {
+			return agentruntime.Agent{}, err
+		}
+	}
+	created, err := r.create(ctx, "provision", id, want)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	return r.agent(ctx, want.Config.Labels, created, containertypes.StateCreated), nil
+}
+
+func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string, error) {
+	if img := cfg.Runtime.Image; img != "" {
+		return img, r.requireImage(ctx, img, fmt.Sprintf("[runtime] image of agent %q", cfg.ID()))
+	}
+	return r.baseImage(ctx)
+}
+
+// portFor is the config's http_port when set, else the port the agent was
+// given before, else a newly allocated one.
+func (r *Runtime) portFor(ctx context.Context, cfg *agentconfig.Config, existing *containertypes.InspectResponse) (int, error) {
+	if cfg.Server.HTTPPort > 0 {
+		return cfg.Server.HTTPPort, nil
+	}
+	if existing != nil {
+		if p, err := strconv.Atoi(existing.Config.Labels[labelPort]); err == nil {
+			return p, nil
+		}
+	}
+	return r.allocatePort(ctx)
+}
+
+func unchanged(existing *containertypes.InspectResponse, want client.ContainerCreateOptions) bool {
+	return existing.Config.Labels[labelSpecSHA] == want.Config.Labels[labelSpecSHA] &&
+		sameEnvironment(existing.Config.Env, want)
+}
+
+// Start starts the agent's container, first recreating it when the
+// provider's environment or options changed since it was created.
+func (r *Runtime) Start(ctx context.Context, id string) error {
+	const op = "start"
+	unlock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	c, err := r.inspect(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	if c.State.Running {
+		return agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "the agent is already running (container %s)", shortID(c.ID))
+	}
+	containerID := c.ID
+	want, err := r.recreateOptions(c)
+	if err != nil {
+		return err
+	}
+	if !unchanged(c, want) {
+		if err := r.remove(ctx, op, id, c.ID); err != nil {
+			return err
+		}
+		if containerID, err = r.create(ctx, op, id, want); err != nil {
+			return err
+		}
+	}
+	if _, err := r.cli.ContainerStart(ctx, containerID, client.ContainerStartOptions{}); err != nil {
+		if isPortTaken(err) {
+			return agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
+				"host port %s on %s is taken by another process: free it, or give the agent another [server] http_port, then apply again",
+				want.Config.Labels[labelPort], r.opts.AdvertiseHost)
+		}
+		return r.engineError(op, id, err)
+	}
+	return nil
+}
+
+// recreateOptions rebuilds the create request of an existing container
+// from its own record: the config in its environment and its labels.
+func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.ContainerCreateOptions, error) {
+	id := c.Config.Labels[labelAgentID]
+	raw, ok := envValue(c.Config.Env, ConfigEnvVar)
+	port, perr := strconv.Atoi(c.Config.Labels[labelPort])
+	cfg, err := agentconfig.Parse([]byte(raw))
+	if !ok || perr != nil || err != nil {
+		return client.ContainerCreateOptions{}, agentruntime.Errorf(agentruntime.KindBackend, "start", id, errors.Join(perr, err),
+			"container %s lacks a usable agent config or port label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
+	}
+	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]), image: c.Config.Image, port: port}
+	return r.createOptions(b), nil
+}
+
+func envValue(env []string, name string) (string, bool) {
+	for _, kv := range env {
+		if len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return kv[len(name)+1:], true
+		}
+	}
+	return "", false
+}
+
+// Stop stops the container within the grace period; a stopped agent is
+// success.
+func (r *Runtime) Stop(ctx context.Context, id string) error {
+	unlock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return r.stop(ctx, "stop", id)
+}
+
+func (r *Runtime) stop(ctx context.Context, op, id string) error {
+	grace := r.opts.graceSeconds()
+	if _, err := r.cli.ContainerStop(ctx, r.containerName(id), client.ContainerStopOptions{Timeout: &grace}); err != nil {
+		return r.engineError(op, id, err)
+	}
+	return nil
+}
+
+// Health probes the agent now.
+func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
+	a, err := r.Get(ctx, id)
+	return a.Health, err
+}
+
+// Get returns the agent as the engine sees it, with its health.
+func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
+	c, err := r.inspect(ctx, "get", id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	return r.agent(ctx, c.Config.Labels, c.ID, c.State.Status), nil
+}
+
+// Recover finds the agents of earlier processes by their labels; the engine
+// kept them, so they are adopted as they are.
+func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
+	items, err := r.listContainers(ctx, "recover")
+	if err != nil {
+		return agentruntime.Recovery{}, err
+	}
+	ids := make([]string, 0, len(items))
+	for _, c := range items {
+		ids = append(ids, c.Labels[labelAgentID])
+	}
+	sort.Strings(ids)
+	return agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: ids}, nil
+}
+
+// List returns every agent of this scope, sorted by id, probing the
+// running ones concurrently.
+func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
+	items, err := r.listContainers(ctx, "list")
+	if err != nil {
+		return nil, err
+	}
+	agents := make([]agentruntime.Agent, len(items))
+	var wg sync.WaitGroup
+	for i, c := range items {
+		wg.Go(func() { agents[i] = r.agent(ctx, c.Labels, c.ID, c.State) })
+	}
+	wg.Wait()
+	sort.Slice(agents, func(i, j int) bool { return agents[i].ID < agents[j].ID })
+	return agents, nil
+}
+
+func (r *Runtime) listContainers(ctx context.Context, op string) ([]containertypes.Summary, error) {
+	res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{
+		All: true,
+		Filters: client.Filters{}.
+			Add("label", labelManagedBy+"="+managedByValue, labelScope+"="+r.opts.Scope),
+	})
+	if err != nil {
+		return nil, r.engineError(op, "", err)
+	}
+	return res.Items, nil
+}
+
+// Deprovision stops the agent gracefully and removes its container; the
+// base image stays, shared by every agent. An unknown id is success.
+func (r *Runtime) Deprovision(ctx context.Context, id string) error {
+	const op = "deprovision"
+	unlock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := r.stop(ctx, op, id); err != nil {
+		if agentruntime.IsKind(err, agentruntime.KindNotFound) {
+			return nil
+		}
+		return err
+	}
+	return r.remove(ctx, op, id, r.containerName(id))
+}
+
+// agent is the runtime's view of a container; running ones are probed.
+func (r *Runtime) agent(ctx context.Context, labels map[string]string, containerID string, state containertypes.ContainerState) agentruntime.Agent {
+	port, _ := strconv.Atoi(labels[labelPort])
+	a := agentruntime.Agent{
+		ID:           labels[labelAgentID],
+		Name:         labels[labelAgentName],
+		Endpoint:     r.opts.endpoint(port),
+		Port:         port,
+		ConfigSHA256: labels[labelConfigSHA],
+		InjectedEnv:  splitList(labels[labelInjectedEnv]),
+	}
+	a.CardURL = a.Endpoint + "/.well-known/agent-card.json"
+	switch state {
+	case containertypes.StateCreated:
+		a.Health = agentruntime.HealthProvisioned
+	case containertypes.StateRunning, containertypes.StateRestarting, containertypes.StatePaused:
+		a.Running, a.Instance = true, containerID
+		a.Health = agentruntime.HealthUnhealthy
+		if state == containertypes.StateRunning && agentruntime.ProbeCard(ctx, a.CardURL) {
+			a.Health = agentruntime.HealthHealthy
+		}
+	default:
+		a.Health = agentruntime.HealthStopped
+	}
+	return a
+}
+
+// inspect returns the agent's container, or a NotFound error that tells
+// the operator the container is gone.
+func (r *Runtime) inspect(ctx context.Context, op, id string) (*containertypes.InspectResponse, error) {
+	res, err := r.cli.ContainerInspect(ctx, r.containerName(id), client.ContainerInspectOptions{})
+	if err != nil {
+		return nil, r.engineError(op, id, err)
+	}
+	c := &res.Container
+	if c.Config == nil || c.State == nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, nil, "the engine at %s returned an incomplete container record", r.engine.Host)
+	}
+	l := c.Config.Labels
+	if l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+		return nil, agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
+			"container %q on the engine at %s was not created for this agent by terraform-provider-a2a: remove or rename it, or rename the agent",
+			r.containerName(id), r.engine.Host)
+	}
+	return c, nil
+}
+
+func (r *Runtime) create(ctx context.Context, op, id string, want client.ContainerCreateOptions) (string, error) {
+	res, err := r.cli.ContainerCreate(ctx, want)
+	switch {
+	case err == nil:
+		return res.ID, nil
+	case cerrdefs.IsConflict(err):
+		return "", agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
+			"another provider process created container %q at the same time; apply again", want.Name)
+	case cerrdefs.IsNotFound(err):
+		return "", agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
+			"the engine at %s lacks image %q or network %q; load the image or create the network there, then apply again",
+			r.engine.Host, want.Config.Image, r.opts.Network)
+	default:
+		return "", r.engineError(op, id, err)
+	}
+}
+
+// remove force-removes a container; one already gone is success.
+func (r *Runtime) remove(ctx context.Context, op, id, container string) error {
+	_, err := r.cli.ContainerRemove(ctx, container, client.ContainerRemoveOptions{Force: true})
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	return r.engineError(op, id, err)
+}
+
+// lock gives one operation at a time on an agent within this process;
+// between processes the engine's unique container names do the same.
+func (r *Runtime) lock(ctx context.Context, id string) (func(), error) {
+	v, _ := r.locks.LoadOrStore(id, make(chan struct{}, 1))
+	sem := v.(chan struct{})
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, "lock", id, ctx.Err(), "another operation on the agent did not finish in time")
+	}
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}

@@ -1,0 +1,175 @@
+package container
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	containertypes "github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+)
+
+// The agent host listens on this port inside every container.
+const containerPort = 8080
+
+// Variables the adapter owns in every container. The config travels in an
+// environment variable so that it reaches remote engines and read-only
+// root filesystems alike, with no file of this machine mounted.
+const (
+	ConfigEnvVar        = "A2A_AGENT_CONFIG"
+	AdvertisedURLEnvVar = "A2A_ADVERTISED_URL"
+	listenAllEnv        = "HOST=0.0.0.0"
+)
+
+// Labels on every container this adapter creates; they are its only record.
+const (
+	labelManagedBy   = "a2a.managed-by"
+	managedByValue   = "terraform-provider-a2a"
+	labelScope       = "a2a.scope"
+	labelAgentID     = "a2a.agent-id"
+	labelAgentName   = "a2a.agent-name"
+	labelConfigSHA   = "a2a.config-sha256"
+	labelPort        = "a2a.port"
+	labelInjectedEnv = "a2a.injected-env"
+	// labelDeliveredEnv names the injected variables that had a value when
+	// the container was created, so that a variable unset since then also
+	// calls for a new container.
+	labelDeliveredEnv = "a2a.delivered-env"
+	// labelSpecSHA digests everything of the container but env values, so
+	// that provisioning an unchanged agent keeps its container.
+	labelSpecSHA = "a2a.spec-sha256"
+)
+
+var agentPort = network.MustParsePort(strconv.Itoa(containerPort) + "/tcp")
+
+// containerName is deterministic per agent id so that the engine itself
+// refuses a second container for one agent.
+func (r *Runtime) containerName(id string) string {
+	if r.opts.Scope == DefaultScope {
+		return "a2a-" + id
+	}
+	return "a2a-" + r.opts.Scope + "-" + id
+}
+
+// blueprint is everything needed to create an agent's container.
+type blueprint struct {
+	cfg      *agentconfig.Config
+	injected []string // names the config may receive
+	image    string
+	port     int
+}
+
+// environment returns the container's variables: adapter-owned ones and the
+// injected variables that have a value in this process's environment now.
+// Nothing else of the provider's environment enters the container.
+func (b blueprint) environment(advertisedURL string) (env, delivered []string) {
+	env = []string{ConfigEnvVar + "=" + string(b.cfg.Raw()), listenAllEnv, AdvertisedURLEnvVar + "=" + advertisedURL}
+	for _, name := range b.injected {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+			delivered = append(delivered, name)
+		}
+	}
+	return env, delivered
+}
+
+// createOptions builds the engine request for b under the runtime's options.
+func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
+	advertised := r.opts.endpoint(b.port)
+	env, delivered := b.environment(advertised)
+	cfg := &containertypes.Config{
+		Image:        b.image,
+		Env:          env,
+		ExposedPorts: network.PortSet{agentPort: {}},
+		User:         r.opts.Hardening.User,
+		StopTimeout:  pointer(r.opts.graceSeconds()),
+		Labels: map[string]string{
+			labelManagedBy:    managedByValue,
+			labelScope:        r.opts.Scope,
+			labelAgentID:      b.cfg.ID(),
+			labelAgentName:    b.cfg.Agent.Name,
+			labelConfigSHA:    b.cfg.SHA256(),
+			labelPort:         strconv.Itoa(b.port),
+			labelInjectedEnv:  strings.Join(b.injected, ","),
+			labelDeliveredEnv: strings.Join(delivered, ","),
+		},
+	}
+	if b.cfg.Runtime.Image == "" {
+		// The built-in host: flags override the config's [server] table.
+		cfg.Cmd = []string{"--config-env", ConfigEnvVar, "--host", "0.0.0.0",
+			"--port", strconv.Itoa(containerPort), "--advertised-url", advertised}
+	}
+	host := &containertypes.HostConfig{
+		NetworkMode:   containertypes.NetworkMode(r.opts.Network),
+		RestartPolicy: containertypes.RestartPolicy{Name: containertypes.RestartPolicyMode(r.opts.RestartPolicy)},
+		PortBindings: network.PortMap{agentPort: {{
+			HostIP:   r.opts.publishAddr(),
+			HostPort: strconv.Itoa(b.port),
+		}}},
+	}
+	r.harden(host)
+	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
+	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}
+}
+
+func (r *Runtime) harden(host *containertypes.HostConfig) {
+	h := r.opts.Hardening
+	if h.ReadOnlyRootfs {
+		host.ReadonlyRootfs = true
+		host.Tmpfs = map[string]string{"/tmp": "rw,noexec,nosuid,nodev,size=64m"}
+	}
+	if h.DropAllCapabilities {
+		host.CapDrop = []string{"ALL"}
+	}
+	if h.NoNewPrivileges {
+		host.SecurityOpt = []string{"no-new-privileges:true"}
+	}
+	if h.PidsLimit > 0 {
+		host.PidsLimit = pointer(h.PidsLimit)
+	}
+	host.Memory = h.MemoryMB << 20
+	host.NanoCPUs = int64(h.CPUs * 1e9)
+}
+
+// specDigest hashes the container's definition with env values left out:
+// they may be secrets, and labels are readable by anyone with engine access.
+func specDigest(cfg *containertypes.Config, host *containertypes.HostConfig) string {
+	redacted := *cfg
+	redacted.Env = nil
+	redacted.Labels = nil
+	data, _ := json.Marshal(struct {
+		Config *containertypes.Config
+		Host   *containertypes.HostConfig
+		Labels map[string]string
+	}{&redacted, host, cfg.Labels})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// sameEnvironment reports whether a container already holds the env values
+// that creating it now would give it; a mismatch means recreating it.
+func sameEnvironment(current []string, want client.ContainerCreateOptions) bool {
+	for _, kv := range want.Config.Env {
+		if !slices.Contains(current, kv) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitList reads a comma-separated label; empty is no names.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+func pointer[T any](v T) *T { return &v }

@@ -1,0 +1,436 @@
+// Package contracttest is the behaviour every runtime adapter must show,
+// written once against the port. An adapter's tests call Run with a
+// Harness; nothing in the suite knows which adapter it drives.
+package contracttest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// Harness is what an adapter provides to be put through the suite.
+type Harness struct {
+	// New returns a runtime over the harness's backing store (state dir,
+	// engine). Called more than once in a test it must return a fresh
+	// runtime over the same store, as a new provider process would get.
+	New func(t *testing.T) agentruntime.Runtime
+	// Config returns a valid config for an agent named name that the
+	// adapter can run. Names differ between cases, so agents never clash.
+	Config func(name string) []byte
+	// Durable says the runtime finds its agents again from a fresh runtime
+	// (Recover adopts them); otherwise Recover must answer Ephemeral.
+	Durable bool
+	// Crash, if set, kills the agent out of band (as a crash would) and
+	// returns once the agent's process or container is dead.
+	Crash func(t *testing.T, id string)
+	// Unsupported, if set, checks what the adapter refuses as
+	// KindUnsupported (for instance a local agent naming an image).
+	Unsupported func(t *testing.T, rt agentruntime.Runtime)
+}
+
+// healthyWithin bounds how long an agent may take to answer its card.
+const healthyWithin = 30 * time.Second
+
+// Run puts the adapter through every case of the contract.
+func Run(t *testing.T, h Harness) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, h Harness)
+	}{
+		{"lifecycle", testLifecycle},
+		{"stop is idempotent", testStopIdempotent},
+		{"start twice", testStartTwice},
+		{"unknown id", testUnknownID},
+		{"invalid config", testInvalidConfig},
+		{"disallowed env", testDisallowedEnv},
+		{"provision again keeps the port", testReprovision},
+		{"recover", testRecover},
+		{"logs", testLogs},
+		{"deprovision", testDeprovision},
+		{"list sorted", testListSorted},
+	}
+	if h.Crash != nil {
+		cases = append(cases, struct {
+			name string
+			run  func(t *testing.T, h Harness)
+		}{"crash reads stopped", testCrash})
+	}
+	if h.Unsupported != nil {
+		cases = append(cases, struct {
+			name string
+			run  func(t *testing.T, h Harness)
+		}{"unsupported", func(t *testing.T, h Harness) { h.Unsupported(t, h.New(t)) }})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.run(t, h) })
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 2*healthyWithin)
+	t.Cleanup(cancel)
+	return c
+}
+
+// provision provisions an agent named name and deprovisions it when the test ends.
+func provision(t *testing.T, h Harness, rt agentruntime.Runtime, name string) agentruntime.Agent {
+	t.Helper()
+	a, err := rt.Provision(ctx(t), agentruntime.Spec{Config: h.Config(name)})
+	if err != nil {
+		t.Fatalf("Provision %q: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := rt.Deprovision(context.Background(), a.ID); err != nil {
+			t.Errorf("cleanup: Deprovision %s: %v", a.ID, err)
+		}
+	})
+	return a
+}
+
+func startHealthy(t *testing.T, rt agentruntime.Runtime, id string) {
+	t.Helper()
+	if err := rt.Start(ctx(t), id); err != nil {
+		t.Fatalf("Start %s: %v", id, err)
+	}
+	wait, cancel := context.WithTimeout(context.Background(), healthyWithin)
+	defer cancel()
+	if h, err := agentruntime.WaitHealthy(wait, rt, id); err != nil {
+		t.Fatalf("WaitHealthy %s: health %s: %v", id, h, err)
+	}
+}
+
+func wantHealth(t *testing.T, rt agentruntime.Runtime, id string, want agentruntime.Health) {
+	t.Helper()
+	got, err := rt.Health(ctx(t), id)
+	if err != nil {
+		t.Fatalf("Health %s: %v", id, err)
+	}
+	if got != want {
+		t.Fatalf("Health %s = %s, want %s", id, got, want)
+	}
+}
+
+func testLifecycle(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Lifecycle")
+	if a.ID != "contract-lifecycle" || a.Name != "Contract Lifecycle" {
+		t.Errorf("Provision = id %q name %q, want id contract-lifecycle name %q", a.ID, a.Name, "Contract Lifecycle")
+	}
+	if a.Port == 0 || a.Endpoint == "" || !strings.HasPrefix(a.CardURL, a.Endpoint) || len(a.ConfigSHA256) != 64 {
+		t.Errorf("Provision left fields empty: %+v", a)
+	}
+	if a.Running || a.Instance != "" {
+		t.Errorf("Provision started the agent: %+v", a)
+	}
+	wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
+
+	for round := 1; round <= 2; round++ {
+		startHealthy(t, rt, a.ID)
+		got, err := rt.Get(ctx(t), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Running || got.Instance == "" || got.Health != agentruntime.HealthHealthy || got.Port != a.Port {
+			t.Errorf("round %d: Get after start = %+v, want running and healthy on port %d", round, got, a.Port)
+		}
+		if err := rt.Stop(ctx(t), a.ID); err != nil {
+			t.Fatalf("round %d: Stop: %v", round, err)
+		}
+		wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
+		got, err = rt.Get(ctx(t), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Running || got.Instance != "" {
+			t.Errorf("round %d: Get after stop = %+v, want not running and no instance", round, got)
+		}
+	}
+}
+
+func testStopIdempotent(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Stop")
+	if err := rt.Stop(ctx(t), a.ID); err != nil {
+		t.Errorf("Stop of a never started agent: %v", err)
+	}
+	wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
+	startHealthy(t, rt, a.ID)
+	for i := range 2 {
+		if err := rt.Stop(ctx(t), a.ID); err != nil {
+			t.Errorf("Stop %d: %v", i+1, err)
+		}
+	}
+	wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
+}
+
+func testStartTwice(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Start Twice")
+	startHealthy(t, rt, a.ID)
+	err := rt.Start(ctx(t), a.ID)
+	if !errors.Is(err, agentruntime.ErrAlreadyRunning) {
+		t.Errorf("second Start = %v, want already running", err)
+	}
+	wantHealth(t, rt, a.ID, agentruntime.HealthHealthy)
+}
+
+func testUnknownID(t *testing.T, h Harness) {
+	rt := h.New(t)
+	const id = "contract-never-provisioned"
+	ops := map[string]func(context.Context) error{
+		"Start":  func(c context.Context) error { return rt.Start(c, id) },
+		"Stop":   func(c context.Context) error { return rt.Stop(c, id) },
+		"Health": func(c context.Context) error { _, err := rt.Health(c, id); return err },
+		"Get":    func(c context.Context) error { _, err := rt.Get(c, id); return err },
+		"Logs":   func(c context.Context) error { _, err := rt.Logs(c, id, 10); return err },
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			err := op(ctx(t))
+			if !errors.Is(err, agentruntime.ErrNotFound) {
+				t.Fatalf("%s of an unknown id = %v, want not found", name, err)
+			}
+			if !strings.Contains(err.Error(), id) {
+				t.Errorf("%s error %q does not name the id", name, err)
+			}
+		})
+	}
+	if err := rt.Deprovision(ctx(t), id); err != nil {
+		t.Errorf("Deprovision of an unknown id = %v, want success", err)
+	}
+}
+
+func testInvalidConfig(t *testing.T, h Harness) {
+	rt := h.New(t)
+	tests := []struct {
+		name, config, mention string
+	}{
+		{"not toml", "[agent\nname = 1", "line"},
+		{"unknown key", "[agent]\nname = \"x\"\ncolour = \"red\"\n", "colour"},
+		{"no name", "[agent]\ndescription = \"nameless\"\n", "agent.name"},
+		{"bad port", "[agent]\nname = \"x\"\n[server]\nhttp_port = 70000\n", "http_port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := agentruntime.Spec{Config: []byte(tt.config)}
+			for op, call := range map[string]func() error{
+				"Check":     func() error { return rt.Check(ctx(t), spec) },
+				"Provision": func() error { _, err := rt.Provision(ctx(t), spec); return err },
+			} {
+				err := call()
+				if !errors.Is(err, agentruntime.ErrInvalidConfig) {
+					t.Fatalf("%s = %v, want invalid config", op, err)
+				}
+				if !strings.Contains(err.Error(), tt.mention) {
+					t.Errorf("%s error %q does not mention %q", op, err, tt.mention)
+				}
+			}
+		})
+	}
+	assertAbsent(t, rt, "x")
+}
+
+func testDisallowedEnv(t *testing.T, h Harness) {
+	rt := h.New(t)
+	base := string(h.Config("Contract Env"))
+	raw := []byte(base + "\n# ${CONTRACT_SECRET_A} ${CONTRACT_SECRET_B:-fallback} ${CONTRACT_ALLOWED} ${HOST}\n")
+	tests := []struct {
+		name   string
+		allow  *agentruntime.EnvAllowlist
+		denied []string
+	}{
+		{"no allowlist", nil, []string{"CONTRACT_ALLOWED", "CONTRACT_SECRET_A", "CONTRACT_SECRET_B"}},
+		{"partial allowlist", &agentruntime.EnvAllowlist{Name: "partial", Variables: []string{"CONTRACT_ALLOWED"}},
+			[]string{"CONTRACT_SECRET_A", "CONTRACT_SECRET_B"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := agentruntime.Spec{Config: raw, Allowlist: tt.allow}
+			for op, call := range map[string]func() error{
+				"Check":     func() error { return rt.Check(ctx(t), spec) },
+				"Provision": func() error { _, err := rt.Provision(ctx(t), spec); return err },
+			} {
+				err := call()
+				var rerr *agentruntime.Error
+				if !errors.As(err, &rerr) || rerr.Kind != agentruntime.KindDisallowedEnv {
+					t.Fatalf("%s = %v, want disallowed env", op, err)
+				}
+				if !slices.Equal(rerr.Vars, tt.denied) {
+					t.Errorf("%s names %v, want %v", op, rerr.Vars, tt.denied)
+				}
+				for _, v := range tt.denied {
+					if !strings.Contains(err.Error(), v) {
+						t.Errorf("%s error %q does not name %s", op, err, v)
+					}
+				}
+			}
+		})
+	}
+	assertAbsent(t, rt, "contract-env")
+
+	all := &agentruntime.EnvAllowlist{Name: "all", Variables: []string{"CONTRACT_SECRET_A", "CONTRACT_SECRET_B", "CONTRACT_ALLOWED"}}
+	if err := rt.Check(ctx(t), agentruntime.Spec{Config: raw, Allowlist: all}); err != nil {
+		t.Errorf("Check with every variable allowed: %v", err)
+	}
+}
+
+func testReprovision(t *testing.T, h Harness) {
+	rt := h.New(t)
+	first := provision(t, h, rt, "Contract Reprovision")
+	changed := append(h.Config("Contract Reprovision"), []byte("\n# changed\n")...)
+	second, err := rt.Provision(ctx(t), agentruntime.Spec{Config: changed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.ID != first.ID || second.Port != first.Port {
+		t.Errorf("Provision again = id %s port %d, want id %s port %d", second.ID, second.Port, first.ID, first.Port)
+	}
+	if second.ConfigSHA256 == first.ConfigSHA256 {
+		t.Error("Provision again kept the old config digest")
+	}
+}
+
+func testRecover(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Recover")
+	startHealthy(t, rt, a.ID)
+
+	fresh := h.New(t)
+	rec, err := fresh.Recover(ctx(t))
+	if err != nil {
+		t.Fatalf("Recover: %v", err)
+	}
+	if !h.Durable {
+		if rec.Mode != agentruntime.Ephemeral || len(rec.IDs) != 0 {
+			t.Errorf("Recover of an ephemeral runtime = %+v, want mode ephemeral and no ids", rec)
+		}
+		return
+	}
+	if rec.Mode != agentruntime.Adopted || !slices.Contains(rec.IDs, a.ID) {
+		t.Fatalf("Recover = %+v, want mode adopted including %s", rec, a.ID)
+	}
+	if !slices.IsSorted(rec.IDs) {
+		t.Errorf("Recover ids %v are not sorted", rec.IDs)
+	}
+	wantHealth(t, fresh, a.ID, agentruntime.HealthHealthy)
+	got, err := fresh.Get(ctx(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Port != a.Port || got.Endpoint != a.Endpoint || got.ConfigSHA256 != a.ConfigSHA256 {
+		t.Errorf("adopted agent = %+v, want the provisioned %+v", got, a)
+	}
+	if err := fresh.Stop(ctx(t), a.ID); err != nil {
+		t.Fatalf("Stop through the fresh runtime: %v", err)
+	}
+	wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
+}
+
+func testLogs(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Logs")
+	startHealthy(t, rt, a.ID)
+	if err := rt.Stop(ctx(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	startHealthy(t, rt, a.ID)
+	all, err := rt.Logs(ctx(t), a.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 2 {
+		t.Fatalf("Logs after two starts = %q, want at least two lines", all)
+	}
+	for _, tail := range []int{1, 2} {
+		got, err := rt.Logs(ctx(t), a.ID, tail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tail {
+			t.Errorf("Logs with tail %d returned %d lines: %q", tail, len(got), got)
+		}
+	}
+}
+
+func testDeprovision(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Deprovision")
+	startHealthy(t, rt, a.ID)
+	if err := rt.Deprovision(ctx(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	assertAbsent(t, rt, a.ID)
+	if _, err := rt.Get(ctx(t), a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+		t.Errorf("Get after Deprovision = %v, want not found", err)
+	}
+	if err := rt.Deprovision(ctx(t), a.ID); err != nil {
+		t.Errorf("second Deprovision = %v, want success", err)
+	}
+}
+
+func testListSorted(t *testing.T, h Harness) {
+	rt := h.New(t)
+	names := []string{"Contract List C", "Contract List A", "Contract List B"}
+	var want []string
+	for _, n := range names {
+		want = append(want, provision(t, h, rt, n).ID)
+	}
+	slices.Sort(want)
+	list, err := rt.List(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids, ours []string
+	for _, a := range list {
+		ids = append(ids, a.ID)
+		if slices.Contains(want, a.ID) {
+			ours = append(ours, a.ID)
+			if a.Health != agentruntime.HealthProvisioned {
+				t.Errorf("List shows %s as %s, want provisioned", a.ID, a.Health)
+			}
+		}
+	}
+	if !slices.IsSorted(ids) {
+		t.Errorf("List ids %v are not sorted", ids)
+	}
+	if !slices.Equal(ours, want) {
+		t.Errorf("List holds %v of ours, want %v", ours, want)
+	}
+}
+
+func testCrash(t *testing.T, h Harness) {
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Crash")
+	startHealthy(t, rt, a.ID)
+	h.Crash(t, a.ID)
+	// No polling: the moment the agent is dead it must read stopped.
+	wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
+	got, err := rt.Get(ctx(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Running {
+		t.Errorf("Get after crash = %+v, want not running", got)
+	}
+	startHealthy(t, rt, a.ID)
+}
+
+func assertAbsent(t *testing.T, rt agentruntime.Runtime, id string) {
+	t.Helper()
+	list, err := rt.List(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range list {
+		if a.ID == id {
+			t.Errorf("List still holds %s: %s", id, fmt.Sprint(a))
+		}
+	}
+}

@@ -1,0 +1,488 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+var bg = context.Background()
+
+// provisionAndStart provisions config, starts it healthy, and removes it
+// when the test ends.
+func provisionAndStart(t *testing.T, rt *Runtime, config []byte) agentruntime.Agent {
+	t.Helper()
+	a := provisionOnly(t, rt, agentruntime.Spec{Config: config})
+	if err := rt.Start(bg, a.ID); err != nil {
+		t.Fatalf("Start %s: %v", a.ID, err)
+	}
+	waitHealthy(t, rt, a.ID)
+	a, err := rt.Get(bg, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func provisionOnly(t *testing.T, rt *Runtime, spec agentruntime.Spec) agentruntime.Agent {
+	t.Helper()
+	a, err := rt.Provision(bg, spec)
+	if err != nil {
+		t.Fatalf("Provision: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := rt.Deprovision(bg, a.ID); err != nil {
+			t.Errorf("cleanup: Deprovision %s: %v", a.ID, err)
+		}
+	})
+	return a
+}
+
+func waitHealthy(t *testing.T, rt agentruntime.Runtime, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
+	defer cancel()
+	if h, err := agentruntime.WaitHealthy(ctx, rt, id); err != nil {
+		t.Fatalf("WaitHealthy %s: %s: %v", id, h, err)
+	}
+}
+
+func pidOf(t *testing.T, a agentruntime.Agent) int {
+	t.Helper()
+	pid, err := strconv.Atoi(a.Instance)
+	if err != nil {
+		t.Fatalf("agent %s instance %q is not a pid", a.ID, a.Instance)
+	}
+	return pid
+}
+
+func wantHealth(t *testing.T, rt *Runtime, id string, want agentruntime.Health) {
+	t.Helper()
+	got, err := rt.Health(bg, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("Health %s = %s, want %s", id, got, want)
+	}
+}
+
+// TestSupervisorRestart kills an agent behind the runtime's back and
+// checks that neither the runtime that started it nor a fresh one (a new
+// provider process) takes it for healthy, and that a fresh runtime adopts
+// the agents that live.
+func TestSupervisorRestart(t *testing.T) {
+	dir := t.TempDir()
+	first := newRuntime(t, dir)
+	live := provisionAndStart(t, first, agentConfig("Survivor", ""))
+	dead := provisionAndStart(t, first, agentConfig("Casualty", ""))
+	never := provisionOnly(t, first, agentruntime.Spec{Config: agentConfig("Idle", "")})
+	killAndWait(t, dead.Instance)
+
+	wantHealth(t, first, dead.ID, agentruntime.HealthStopped)
+	fresh := newRuntime(t, dir)
+	wantHealth(t, fresh, dead.ID, agentruntime.HealthStopped)
+	rec, err := fresh.Recover(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Mode != agentruntime.Adopted || !slices.Equal(rec.IDs, []string{live.ID}) {
+		t.Fatalf("Recover = %+v, want adopted [%s]", rec, live.ID)
+	}
+	want := map[string]agentruntime.Health{
+		live.ID: agentruntime.HealthHealthy, dead.ID: agentruntime.HealthStopped, never.ID: agentruntime.HealthProvisioned,
+	}
+	list, err := fresh.List(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(want) {
+		t.Fatalf("List after recover holds %d agents, want %d", len(list), len(want))
+	}
+	for _, a := range list {
+		if a.Health != want[a.ID] {
+			t.Errorf("after recover %s reads %s, want %s", a.ID, a.Health, want[a.ID])
+		}
+	}
+	if err := fresh.Start(bg, dead.ID); err != nil {
+		t.Fatalf("restart the crashed agent: %v", err)
+	}
+	waitHealthy(t, fresh, dead.ID)
+}
+
+// TestRecycledPID forges records whose pid is alive but belongs to another
+// process (its start time differs): the agent must read stopped, and Stop
+// must leave that process alone.
+func TestRecycledPID(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A live process that leads its own process group, as an agent would,
+	// and would die of the SIGTERM Stop sends.
+	bystander := exec.CommandContext(bg, exe)
+	bystander.Env = append(os.Environ(), roleEnv+"="+roleSleep)
+	bystander.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- bystander.Wait() }()
+	t.Cleanup(func() {
+		_ = bystander.Process.Kill()
+		t.Logf("bystander ended: %v", <-exited)
+	})
+
+	tests := []struct {
+		name string
+		pid  int
+	}{
+		{"pid of this test process", os.Getpid()},
+		{"pid of a process group leader", bystander.Process.Pid},
+	}
+	rt := newRuntime(t, t.TempDir())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Forged "+tt.name, "")})
+			start, err := startTimeOf(tt.pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := rt.load("test", a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.process = process{PID: tt.pid, StartTime: start + 1, BootID: bootID()}
+			if err := rt.saveProcess("test", rec); err != nil {
+				t.Fatal(err)
+			}
+			wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
+			if got, _ := rt.Get(bg, a.ID); got.Running || got.Instance != "" {
+				t.Errorf("Get = %+v, want not running", got)
+			}
+			if err := rt.Stop(bg, a.ID); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			select {
+			case err := <-exited:
+				exited <- err
+				t.Fatalf("Stop signalled pid %d, which is not the agent: it exited (%v)", bystander.Process.Pid, err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			if got, err := startTimeOf(tt.pid); err != nil || got != start {
+				t.Fatalf("pid %d is gone after Stop (%v)", tt.pid, err)
+			}
+		})
+	}
+}
+
+// TestZombieIsDead makes a real zombie (a child that exited and was not yet
+// waited for) and checks it reads as dead.
+func TestZombieIsDead(t *testing.T) {
+	cmd := exec.CommandContext(bg, "/bin/sh", "-c", "exit 0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	start, err := startTimeOf(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		id, err := readProc(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id.state == 'Z' {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if alive(pid, start) {
+		t.Error("a zombie reads as alive")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPortInUse(t *testing.T) {
+	rt := newRuntime(t, t.TempDir())
+	t.Run("held by another process", func(t *testing.T) {
+		l, err := new(net.ListenConfig).Listen(bg, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = l.Close() }()
+		port := l.Addr().(*net.TCPAddr).Port
+		a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Port Taken", fmt.Sprintf("[server]\nhttp_port = %d\n", port))})
+		err = rt.Start(bg, a.ID)
+		if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+			t.Fatalf("Start on a taken port = %v, want a conflict naming port %d", err, port)
+		}
+		wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
+	})
+	t.Run("held by another agent", func(t *testing.T) {
+		holder := provisionAndStart(t, rt, agentConfig("Port Holder", ""))
+		a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Port Seeker", fmt.Sprintf("[server]\nhttp_port = %d\n", holder.Port))})
+		err := rt.Start(bg, a.ID)
+		if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Itoa(holder.Port)) ||
+			!strings.Contains(err.Error(), holder.ID) {
+			t.Fatalf("Start on an agent's port = %v, want a conflict naming port %d and agent %s", err, holder.Port, holder.ID)
+		}
+	})
+}
+
+// TestEnvScrubbed reads the agent's environment from /proc: only the
+// pass-through variables, HOST and the allowlisted variable it references.
+func TestEnvScrubbed(t *testing.T) {
+	t.Setenv("A2A_TEST_ALLOWED", "allowed-value")
+	t.Setenv("A2A_TEST_UNREFERENCED", "allowed-but-unused")
+	t.Setenv("A2A_TEST_DENIED", "must-not-leak")
+	rt := newRuntime(t, t.TempDir())
+	allow := &agentruntime.EnvAllowlist{Name: "test", Variables: []string{"A2A_TEST_ALLOWED", "A2A_TEST_UNREFERENCED"}}
+	cfg := []byte("[agent]\nname = \"Env\"\ndescription = \"uses ${A2A_TEST_ALLOWED}\"\n")
+	a := provisionOnly(t, rt, agentruntime.Spec{Config: cfg, Allowlist: allow})
+	if !slices.Equal(a.InjectedEnv, []string{"A2A_TEST_ALLOWED"}) {
+		t.Errorf("InjectedEnv = %v, want [A2A_TEST_ALLOWED]", a.InjectedEnv)
+	}
+	if err := rt.Start(bg, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitHealthy(t, rt, a.ID)
+	a, err := rt.Get(bg, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pidOf(t, a)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, kv := range bytes.Split(bytes.TrimRight(raw, "\x00"), []byte{0}) {
+		k, v, _ := strings.Cut(string(kv), "=")
+		env[k] = v
+	}
+	if env["A2A_TEST_ALLOWED"] != "allowed-value" || env["HOST"] != "127.0.0.1" {
+		t.Errorf("agent env lacks the allowed variable or HOST: %v", env)
+	}
+	permitted := append([]string{"HOST", "A2A_TEST_ALLOWED"}, passedThrough...)
+	for k := range env {
+		if !slices.Contains(permitted, k) {
+			t.Errorf("agent env holds %s, which is neither passed through nor allowlisted and referenced", k)
+		}
+	}
+	for _, f := range []string{recordFile(a.ID), configFile(a.ID), logFile(a.ID)} {
+		data, err := rt.dir.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte("allowed-value")) {
+			t.Errorf("%s holds the value of an injected variable", f)
+		}
+	}
+}
+
+func TestLogAppendedAcrossRestarts(t *testing.T) {
+	rt := newRuntime(t, t.TempDir())
+	a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Logger", "")})
+	for range 2 {
+		if err := rt.Start(bg, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitHealthy(t, rt, a.ID)
+		if err := rt.Stop(bg, a.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, err := rt.Logs(bg, a.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := 0
+	for _, l := range lines {
+		if strings.Contains(l, "starting agent") {
+			starts++
+		}
+	}
+	if starts != 2 {
+		t.Errorf("log shows %d starts, want 2 (appended, not truncated):\n%s", starts, strings.Join(lines, "\n"))
+	}
+	info, err := os.Stat(rt.dir.Join(logFile(a.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("log mode %04o, want 0600", info.Mode().Perm())
+	}
+}
+
+// TestExitAtOnce runs an executable that fails at start: Start reports a
+// spawn failure pointing at the log, which holds the agent's output.
+func TestExitAtOnce(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "failing-host")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'cannot serve: bad luck' >&2\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := New(Options{StateDir: t.TempDir(), Executable: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Doomed", "")})
+	err = rt.Start(bg, a.ID)
+	if !errors.Is(err, agentruntime.ErrSpawnFailure) || !strings.Contains(err.Error(), rt.dir.Join(logFile(a.ID))) {
+		t.Fatalf("Start = %v, want a spawn failure naming the log", err)
+	}
+	lines, err := rt.Logs(bg, a.ID, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) == 0 || lines[len(lines)-1] != "cannot serve: bad luck" {
+		t.Errorf("log tail = %q, want the agent's last words", lines)
+	}
+	wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
+}
+
+// TestDetached starts agents from another process that then exits, as a
+// provider process does after each terraform command: the agents live on
+// in their own sessions, and this process adopts and stops them.
+func TestDetached(t *testing.T) {
+	dir := t.TempDir()
+	starter, err := runStarter(dir, "Detached One", "Detached Two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := newRuntime(t, dir)
+	recovery, err := rt.Recover(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(recovery.IDs, []string{"detached-one", "detached-two"}) {
+		t.Fatalf("Recover = %+v, want both agents adopted", recovery)
+	}
+	for _, id := range recovery.IDs {
+		t.Cleanup(func() { _ = rt.Deprovision(bg, id) })
+		waitHealthy(t, rt, id)
+		a, err := rt.Get(bg, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid := pidOf(t, a)
+		rec, err := rt.load("test", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ppid, sid := parentAndSession(t, pid)
+		if ppid == starter {
+			t.Errorf("agent %s still has the exited starter %d as parent", id, starter)
+		}
+		if sid != pid {
+			t.Errorf("agent %s (pid %d) is in session %d, want its own", id, pid, sid)
+		}
+		if _, ours := parentAndSession(t, os.Getpid()); ours == sid {
+			t.Errorf("agent %s shares this process's session %d", id, sid)
+		}
+		if err := rt.Stop(bg, id); err != nil {
+			t.Fatalf("Stop an adopted agent: %v", err)
+		}
+		if alive(pid, rec.StartTime) {
+			t.Errorf("agent %s (pid %d) survived Stop", id, pid)
+		}
+		wantHealth(t, rt, id, agentruntime.HealthStopped)
+	}
+}
+
+// runStarter runs the test binary as a provider process that provisions and
+// starts the named agents over dir, and returns its pid once it has exited.
+func runStarter(dir string, names ...string) (int, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.CommandContext(bg, exe)
+	cmd.Env = append(os.Environ(), roleEnv+"="+roleStart, stateEnv+"="+dir, namesEnv+"="+strings.Join(names, ","))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("starter process: %w\n%s", err, out)
+	}
+	return cmd.Process.Pid, nil
+}
+
+// parentAndSession reads fields 4 (ppid) and 6 (session) of /proc/<pid>/stat.
+func parentAndSession(t *testing.T, pid int) (int, int) {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	ppid, _ := strconv.Atoi(fields[1])
+	sid, _ := strconv.Atoi(fields[3])
+	return ppid, sid
+}
+
+// TestConcurrentProvisioners runs two provider processes and two runtimes
+// in this process against one state dir at once, ten agents in all:
+// every record must be intact, every port distinct, every agent healthy.
+func TestConcurrentProvisioners(t *testing.T) {
+	dir := t.TempDir()
+	var names [10]string
+	for i := range names {
+		names[i] = fmt.Sprintf("Crowd %02d", i)
+	}
+	var wg sync.WaitGroup
+	for _, group := range [][]string{names[0:3], names[3:6]} {
+		wg.Go(func() {
+			if _, err := runStarter(dir, group...); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for _, group := range [][]string{names[6:8], names[8:10]} {
+		rt := newRuntime(t, dir)
+		for _, n := range group {
+			wg.Go(func() {
+				a, err := rt.Provision(bg, agentruntime.Spec{Config: agentConfig(n, "")})
+				if err == nil {
+					err = rt.Start(bg, a.ID)
+				}
+				if err != nil {
+					t.Errorf("%s: %v", n, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	rt := newRuntime(t, dir)
+	list, err := rt.List(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range list {
+		t.Cleanup(func() { _ = rt.Deprovision(bg, a.ID) })
+	}
+	if len(list) != len(names) {
+		t.Fatalf("List holds %d agents, want %d", len(list), len(names))
+	}
+	ports := map[int]string{}
+	for _, a := range list {
+		if other, dup := ports[a.Port]; dup {
+			t.Errorf("agents %s and %s share port %d", other, a.ID, a.Port)
+		}
+		ports[a.Port] = a.ID
+		waitHealthy(t, rt, a.ID)
+	}
+}

@@ -1,0 +1,506 @@
+// Package local is the runtime adapter that runs agents as detached OS
+// processes: `<executable> run --config <file>`, each in its own session,
+// recorded durably in the state dir so that later provider processes find
+// them again.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+// DefaultStopGracePeriod is how long Stop waits after SIGTERM before SIGKILL.
+const DefaultStopGracePeriod = 10 * time.Second
+
+// startupWindow is how long Start watches a new agent: it returns as soon as
+// the card answers, fails if the agent exits meanwhile, and otherwise leaves
+// the rest of the wait to the caller.
+const startupWindow = 3 * time.Second
+
+// pollInterval paces the checks of a starting or stopping agent.
+const pollInterval = 5 * time.Millisecond
+
+// killWait bounds the wait for a process after SIGKILL.
+const killWait = 5 * time.Second
+
+// Options configure the local adapter.
+type Options struct {
+	// StateDir is the runtime core's state dir; required.
+	StateDir string
+	// Executable is run as `<Executable> run --config <file>`; default: the
+	// running executable, whose run subcommand is the agent host.
+	Executable string
+	// StopGracePeriod is the wait between SIGTERM and SIGKILL; default 10s.
+	StopGracePeriod time.Duration
+}
+
+// Runtime is the local adapter. It is safe for concurrent use, also by
+// several processes over one state dir.
+type Runtime struct {
+	dir   *statedir.Dir
+	exe   string
+	grace time.Duration
+
+	mu sync.Mutex
+	// exited holds, for each child this process started and has not yet
+	// reaped, a channel closed when it exits.
+	exited map[int]chan struct{}
+}
+
+var _ agentruntime.Runtime = (*Runtime)(nil)
+
+// New opens the state dir and returns the adapter.
+func New(opts Options) (*Runtime, error) {
+	dir, err := statedir.Open(opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	exe := opts.Executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("local runtime: find this executable to run agents with: %w; set executable in the local block", err)
+		}
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return nil, fmt.Errorf("local runtime: executable %s: %w; set executable in the local block to the agent host", exe, err)
+	}
+	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+		return nil, fmt.Errorf("local runtime: %s is not an executable file; set executable in the local block to the agent host", exe)
+	}
+	if err := dir.MkdirAll(logDir); err != nil {
+		return nil, fmt.Errorf("local runtime: %w", err)
+	}
+	grace := opts.StopGracePeriod
+	if grace <= 0 {
+		grace = DefaultStopGracePeriod
+	}
+	return &Runtime{dir: dir, exe: exe, grace: grace, exited: map[int]chan struct{}{}}, nil
+}
+
+// prepare applies the shared checks and refuses what this adapter cannot run.
+func prepare(op string, spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	p, err := agentruntime.Prepare(spec)
+	if err != nil {
+		return p, err
+	}
+	if p.Config.Runtime.Image != "" {
+		return p, agentruntime.Unsupported(op, p.Config.ID(),
+			fmt.Sprintf("[runtime] image %q needs the container adapter (a container {} block in the provider); the local adapter runs the built-in agent host", p.Config.Runtime.Image))
+	}
+	return p, nil
+}
+
+// Check applies every check Provision makes, without side effects.
+func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
+	_, err := prepare("check", spec)
+	return err
+}
+
+// Provision records the agent and its config; a new agent without
+// http_port gets a free port, kept from then on.
+func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
+	const op = "provision"
+	p, err := prepare(op, spec)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	cfg := p.Config
+	id := cfg.ID()
+	unlock, err := r.lockAll(ctx, op, id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	defer unlock()
+	recs, err := r.loadAll(op)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	rec := &record{ID: id}
+	for _, existing := range recs {
+		if existing.ID == id {
+			rec = existing
+		}
+	}
+	rec.Name = cfg.Agent.Name
+	rec.Host = listenHost(cfg)
+	switch {
+	case cfg.Server.HTTPPort != 0:
+		rec.Port, rec.PortAllocated = cfg.Server.HTTPPort, false
+	case rec.PortAllocated && rec.Port != 0:
+	default:
+		port, err := allocatePort(ctx, rec.Host, recs)
+		if err != nil {
+			return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		}
+		rec.Port, rec.PortAllocated = port, true
+	}
+	rec.Endpoint = cfg.Server.AdvertisedURL
+	if rec.Endpoint == "" {
+		rec.Endpoint = "http://" + net.JoinHostPort(rec.Host, strconv.Itoa(rec.Port))
+	}
+	rec.CardURL = rec.Endpoint + card.WellKnownPath
+	rec.ConfigSHA256 = cfg.SHA256()
+	rec.InjectedEnv = p.InjectedEnv
+	rec.EnvAllowlist = ""
+	if spec.Allowlist != nil {
+		rec.EnvAllowlist = spec.Allowlist.Name
+	}
+	rec.ConfigPath = r.dir.Join(configFile(id))
+	rec.LogPath = r.dir.Join(logFile(id))
+	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
+		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	if err := r.save(op, rec); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	return r.view(ctx, rec), nil
+}
+
+// listenHost is where the agent listens; a host given by a variable
+// cannot be known here, so the agent then gets the default.
+func listenHost(cfg *agentconfig.Config) string {
+	host := cfg.ListenHost()
+	if agentconfig.HasReference(host) {
+		return agentconfig.DefaultHost
+	}
+	return host
+}
+
+// Start spawns the agent detached and watches it until its card answers,
+// it exits (a spawn failure pointing at its log), or the startup window ends.
+func (r *Runtime) Start(ctx context.Context, id string) error {
+	const op = "start"
+	if _, err := r.load(op, id); err != nil {
+		return err // before any lock file is made for an unknown id
+	}
+	unlock, err := r.lockAgent(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	rec, exited, err := r.spawnLocked(ctx, id)
+	unlock()
+	if err != nil {
+		return err
+	}
+	return r.watchStartup(ctx, rec, exited)
+}
+
+// spawnLocked starts the agent's process; the caller holds the agent's lock.
+func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan struct{}, error) {
+	const op = "start"
+	rec, err := r.load(op, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rec.running() {
+		return nil, nil, agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "already running as pid %d", rec.PID)
+	}
+	if err := r.checkPortFree(ctx, rec); err != nil {
+		return nil, nil, err
+	}
+	logf, err := os.OpenFile(rec.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "open log")
+	}
+	defer func() { _ = logf.Close() }() // the child holds its own descriptor
+	// The agent must outlive ctx and this process: nothing may cancel it.
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), r.exe, "run", "--config", rec.ConfigPath, "--port", strconv.Itoa(rec.Port))
+	cmd.Env = childEnv(rec.Host, rec.InjectedEnv)
+	cmd.Dir = r.dir.Path()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own session: no terminal signal or provider exit reaches it, and
+	// its process group can be stopped as one.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	_, _ = fmt.Fprintf(logf, "%s local runtime: starting agent on port %d (config sha256 %s)\n",
+		time.Now().UTC().Format(time.RFC3339), rec.Port, rec.ConfigSHA256)
+	if err := cmd.Start(); err != nil {
+		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", r.exe)
+	}
+	pid := cmd.Process.Pid
+	// Read before the reaper can collect it: until then the pid is ours.
+	start, statErr := startTimeOf(pid)
+	exited := r.reap(cmd)
+	if statErr != nil {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, statErr, "")
+	}
+	rec.process = process{PID: pid, StartTime: start, BootID: bootID()}
+	if err := r.saveProcess(op, rec); err != nil {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return nil, nil, err
+	}
+	return rec, exited, nil
+}
+
+// reap collects the child's exit status as soon as it exits, so no zombie
+// lingers while this process lives, and signals the exit.
+func (r *Runtime) reap(cmd *exec.Cmd) <-chan struct{} {
+	done := make(chan struct{})
+	pid := cmd.Process.Pid
+	r.mu.Lock()
+	r.exited[pid] = done
+	r.mu.Unlock()
+	go func() {
+		_ = cmd.Wait()
+		r.mu.Lock()
+		delete(r.exited, pid)
+		r.mu.Unlock()
+		close(done)
+	}()
+	return done
+}
+
+func (r *Runtime) watchStartup(ctx context.Context, rec *record, exited <-chan struct{}) error {
+	window := time.NewTimer(startupWindow)
+	defer window.Stop()
+	for !agentruntime.ProbeCard(ctx, rec.CardURL) {
+		select {
+		case <-exited:
+			return agentruntime.Errorf(agentruntime.KindSpawnFailure, "start", rec.ID, nil,
+				"the agent exited right after starting; its output is in %s", rec.LogPath)
+		case <-window.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		case <-time.After(pollInterval):
+		}
+	}
+	return nil
+}
+
+// Stop sends SIGTERM to the agent's process group, and SIGKILL after the
+// grace period. The lock is not held while waiting, so other agents'
+// operations go on.
+func (r *Runtime) Stop(ctx context.Context, id string) error {
+	const op = "stop"
+	rec, err := r.load(op, id)
+	if err != nil {
+		return err
+	}
+	pid, start := rec.PID, rec.StartTime
+	if rec.running() {
+		appendLog(rec.LogPath, "stopping agent (pid %d)", pid)
+		if err := signalGroup(pid, start, syscall.SIGTERM); err != nil {
+			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "signal pid %d", pid)
+		}
+		if !r.waitExit(ctx, pid, start, r.grace) {
+			appendLog(rec.LogPath, "agent (pid %d) did not stop within %s; killing it", pid, r.grace)
+			if err := signalGroup(pid, start, syscall.SIGKILL); err != nil {
+				return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "kill pid %d", pid)
+			}
+			if !r.waitExit(context.WithoutCancel(ctx), pid, start, killWait) {
+				return agentruntime.Errorf(agentruntime.KindBackend, op, id, nil, "pid %d survived SIGKILL; stop it by hand", pid)
+			}
+		}
+	}
+	if pid == 0 {
+		return nil
+	}
+	return r.forget(ctx, op, id, pid, start)
+}
+
+// forget clears the record's process if it is still the one given.
+func (r *Runtime) forget(ctx context.Context, op, id string, pid int, start uint64) error {
+	unlock, err := r.lockAgent(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rec, err := r.load(op, id)
+	if errors.Is(err, agentruntime.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if rec.PID != pid || rec.StartTime != start {
+		return nil // started again meanwhile
+	}
+	rec.process = process{}
+	return r.saveProcess(op, rec)
+}
+
+// waitExit waits up to limit for the process to die; it reports whether it did.
+func (r *Runtime) waitExit(ctx context.Context, pid int, start uint64, limit time.Duration) bool {
+	r.mu.Lock()
+	exited := r.exited[pid]
+	r.mu.Unlock()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for alive(pid, start) {
+		select {
+		case <-exited: // nil, never ready, for an agent this process did not start
+			return true
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
+// appendLog adds a runtime line to the agent's log, best effort: the log is
+// for the operator and a failure to write it must not fail the operation.
+func appendLog(path, format string, args ...any) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	defer func() { _ = f.Close() }()
+	_, _ = fmt.Fprintf(f, "%s local runtime: %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
+}
+
+// Health is healthy when the recorded process is alive and its card answers.
+func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
+	rec, err := r.load("health", id)
+	if err != nil {
+		return "", err
+	}
+	return health(ctx, rec), nil
+}
+
+func health(ctx context.Context, rec *record) agentruntime.Health {
+	switch {
+	case rec.running() && agentruntime.ProbeCard(ctx, rec.CardURL):
+		return agentruntime.HealthHealthy
+	case rec.running():
+		return agentruntime.HealthUnhealthy
+	case rec.Started:
+		return agentruntime.HealthStopped
+	default:
+		return agentruntime.HealthProvisioned
+	}
+}
+
+// Get returns the agent with its health now.
+func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
+	rec, err := r.load("get", id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	return r.view(ctx, rec), nil
+}
+
+func (r *Runtime) view(ctx context.Context, rec *record) agentruntime.Agent {
+	a := agentruntime.Agent{
+		ID: rec.ID, Name: rec.Name, Endpoint: rec.Endpoint, CardURL: rec.CardURL, Port: rec.Port,
+		ConfigSHA256: rec.ConfigSHA256, InjectedEnv: rec.InjectedEnv, Health: health(ctx, rec),
+		EnvAllowlist: rec.EnvAllowlist,
+	}
+	// The config as provisioned, so that an imported agent reads back what
+	// was declared; a record without its file reads back no config.
+	if raw, err := r.dir.ReadFile(configFile(rec.ID)); err == nil {
+		a.Config = raw
+	}
+	if a.Health == agentruntime.HealthHealthy || a.Health == agentruntime.HealthUnhealthy {
+		a.Running = true
+		a.Instance = strconv.Itoa(rec.PID)
+	}
+	return a
+}
+
+// Recover adopts every recorded agent whose process is alive; records of
+// dead processes stay, as stopped agents.
+func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
+	const op = "recover"
+	unlock, err := r.lockAll(ctx, op, "")
+	if err != nil {
+		return agentruntime.Recovery{}, err
+	}
+	defer unlock()
+	recs, err := r.loadAll(op)
+	if err != nil {
+		return agentruntime.Recovery{}, err
+	}
+	out := agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: []string{}}
+	for _, rec := range recs {
+		switch {
+		case rec.running():
+			out.IDs = append(out.IDs, rec.ID)
+		case rec.PID != 0:
+			if err := r.forget(ctx, op, rec.ID, rec.PID, rec.StartTime); err != nil {
+				return agentruntime.Recovery{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// List returns every agent, sorted by id, probing them in parallel.
+func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
+	recs, err := r.loadAll("list")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agentruntime.Agent, len(recs))
+	var wg sync.WaitGroup
+	for i, rec := range recs {
+		wg.Go(func() { out[i] = r.view(ctx, rec) })
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// Logs returns the last tail lines of the agent's output.
+func (r *Runtime) Logs(_ context.Context, id string, tail int) ([]string, error) {
+	rec, err := r.load("logs", id)
+	if err != nil {
+		return nil, err
+	}
+	lines, err := tailLines(rec.LogPath, tail)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, "logs", id, err, "")
+	}
+	return lines, nil
+}
+
+// Deprovision stops the agent and removes its record, config and log.
+func (r *Runtime) Deprovision(ctx context.Context, id string) error {
+	const op = "deprovision"
+	if err := r.Stop(ctx, id); err != nil {
+		if errors.Is(err, agentruntime.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	unlock, err := r.lockAll(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rec, err := r.load(op, id)
+	if errors.Is(err, agentruntime.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if rec.running() {
+		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
+			"the agent was started again (pid %d) while being removed; destroy it again", rec.PID)
+	}
+	for _, f := range []string{recordFile(id), processFile(id), configFile(id), logFile(id)} {
+		if err := r.dir.Remove(f); err != nil {
+			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/contracttest"
+)
+
+func TestContract(t *testing.T) {
+	stateDir := t.TempDir()
+	contracttest.Run(t, contracttest.Harness{
+		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, stateDir) },
+		Config:  func(name string) []byte { return agentConfig(name, "") },
+		Durable: true,
+		Crash: func(t *testing.T, id string) {
+			a, err := newRuntime(t, stateDir).Get(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			killAndWait(t, a.Instance)
+		},
+		Unsupported: func(t *testing.T, rt agentruntime.Runtime) {
+			spec := agentruntime.Spec{Config: agentConfig("With Image", "[runtime]\nimage = \"example/agent:1\"\n")}
+			for op, call := range map[string]func() error{
+				"Check":     func() error { return rt.Check(context.Background(), spec) },
+				"Provision": func() error { _, err := rt.Provision(context.Background(), spec); return err },
+			} {
+				err := call()
+				if !errors.Is(err, agentruntime.ErrUnsupported) {
+					t.Fatalf("%s of a config with an image = %v, want unsupported", op, err)
+				}
+				if !strings.Contains(err.Error(), "container {}") {
+					t.Errorf("%s error %q does not point at the container adapter", op, err)
+				}
+			}
+		},
+	})
+}
+
+func newRuntime(t *testing.T, stateDir string) *Runtime {
+	t.Helper()
+	rt, err := New(Options{StateDir: stateDir, StopGracePeriod: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// killAndWait SIGKILLs the process and returns once it is dead: gone, or
+// a zombie waiting for its parent.
+func killAndWait(t *testing.T, instance string) {
+	t.Helper()
+	pid, err := strconv.Atoi(instance)
+	if err != nil {
+		t.Fatalf("instance %q is not a pid", instance)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		id, err := readProc(pid)
+		if err != nil || id.state == 'Z' || id.state == 'X' {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,171 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"path"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// Layout of the adapter's part of the state dir.
+const (
+	recordDir = "local/agents"
+	configDir = "local/configs"
+	logDir    = "local/logs"
+)
+
+// record is the durable account of one agent. It holds names of injected
+// variables, never their values.
+type record struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// process is kept in a file of its own (see saveProcess).
+	process `json:"-"`
+	// Started tells a stopped agent from one never started.
+	Started bool   `json:"-"`
+	Host    string `json:"host"`
+	Port    int    `json:"port"`
+	// PortAllocated marks a port the runtime chose, kept across restarts
+	// and re-provisioning, rather than one the config names.
+	PortAllocated bool     `json:"port_allocated"`
+	Endpoint      string   `json:"endpoint"`
+	CardURL       string   `json:"card_url"`
+	ConfigSHA256  string   `json:"config_sha256"`
+	InjectedEnv   []string `json:"injected_env"`
+	// EnvAllowlist names the allowlist the agent was provisioned with.
+	EnvAllowlist string `json:"env_allowlist,omitempty"`
+	ConfigPath   string `json:"config_path"`
+	LogPath      string `json:"log_path"`
+}
+
+// process names the agent's process last started: pid, start time (clock
+// ticks after boot, /proc/<pid>/stat field 22) and the boot it ran in; zero
+// when it is known to be stopped. It matters only while the machine is up,
+// so it is written atomically but not synced, keeping starts fast; the
+// record proper is synced.
+type process struct {
+	PID       int    `json:"pid"`
+	StartTime uint64 `json:"start_time"`
+	BootID    string `json:"boot_id"`
+}
+
+func recordFile(id string) string  { return path.Join(recordDir, id+".json") }
+func processFile(id string) string { return path.Join(recordDir, id+".process") }
+func configFile(id string) string  { return path.Join(configDir, id+".toml") }
+func logFile(id string) string     { return path.Join(logDir, id+".log") }
+
+// running reports whether the recorded process is alive.
+func (rec *record) running() bool {
+	return rec.BootID == bootID() && alive(rec.PID, rec.StartTime)
+}
+
+// load reads the record of id; an unknown id is a NotFound error for op.
+func (r *Runtime) load(op, id string) (*record, error) {
+	if id == "" || agentconfig.Slug(id) != id {
+		return nil, agentruntime.NotFound(op, id)
+	}
+	data, err := r.dir.ReadFile(recordFile(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, agentruntime.NotFound(op, id)
+	}
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read record")
+	}
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"record %s is corrupt; stop the agent by hand if it runs, delete the file, and apply again", r.dir.Join(recordFile(id)))
+	}
+	// A process file that is missing means never started; one that cannot
+	// be read (as after a machine crash) means stopped.
+	data, err = r.dir.ReadFile(processFile(id))
+	if err == nil {
+		rec.Started = true
+		if json.Unmarshal(data, &rec.process) != nil {
+			rec.process = process{}
+		}
+	}
+	return &rec, nil
+}
+
+// save writes rec atomically; the caller holds the state dir lock.
+func (r *Runtime) save(op string, rec *record) error {
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "encode record")
+	}
+	if err := r.dir.WriteFile(recordFile(rec.ID), data); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+	}
+	return nil
+}
+
+// saveProcess writes rec's process atomically, unsynced; the caller holds
+// the agent's lock.
+func (r *Runtime) saveProcess(op string, rec *record) error {
+	data, err := json.Marshal(rec.process)
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "encode process")
+	}
+	if err := r.dir.WriteFileUnsynced(processFile(rec.ID), data); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+	}
+	rec.Started = true
+	return nil
+}
+
+// loadAll reads every record, sorted by id. A record removed while the
+// directory is read is skipped.
+func (r *Runtime) loadAll(op string) ([]*record, error) {
+	ids, err := r.dir.Names(recordDir, ".json")
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "")
+	}
+	recs := make([]*record, 0, len(ids))
+	for _, id := range ids {
+		rec, err := r.load(op, id)
+		if errors.Is(err, agentruntime.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// Locks. The state dir lock guards the set of records and the ports they
+// hold (provision, recover, deprovision); an agent's lock guards its own
+// record, so agents start and stop in parallel. Whoever needs both takes
+// the state dir lock first.
+
+// lockAll takes the state dir lock and the lock of agent id (if any) for op.
+func (r *Runtime) lockAll(ctx context.Context, op, id string) (func(), error) {
+	unlockDir, err := r.dir.Lock(ctx)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	if id == "" {
+		return unlockDir, nil
+	}
+	unlockAgent, err := r.lockAgent(ctx, op, id)
+	if err != nil {
+		unlockDir()
+		return nil, err
+	}
+	return func() { unlockAgent(); unlockDir() }, nil
+}
+
+// lockAgent takes the lock of agent id's record for op.
+func (r *Runtime) lockAgent(ctx context.Context, op, id string) (func(), error) {
+	unlock, err := r.dir.LockKey(ctx, "agent-"+id)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	return unlock, nil
+}

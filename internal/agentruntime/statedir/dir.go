@@ -1,0 +1,261 @@
+// Package statedir is the runtime core's durable store: a private directory
+// whose files are written atomically and whose mutations are serialised,
+// across processes, by a file lock.
+package statedir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// EnvVar overrides the default location of the state dir.
+const EnvVar = "A2A_STATE_DIR"
+
+// appName names the directory under the user's state home.
+const appName = "terraform-provider-a2a"
+
+// lockRetry is how often a process waiting for another's lock tries again;
+// lock holders only read and write small files, so waits are short.
+const lockRetry = 5 * time.Millisecond
+
+// Default returns the state dir to use when the provider block names none:
+// $A2A_STATE_DIR, else $XDG_STATE_HOME/terraform-provider-a2a, else
+// ~/.local/state/terraform-provider-a2a.
+func Default() (string, error) {
+	if p := os.Getenv(EnvVar); p != "" {
+		return p, nil
+	}
+	if p := os.Getenv("XDG_STATE_HOME"); p != "" {
+		return filepath.Join(p, appName), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot choose a state dir: %w; set state_dir in the provider block or %s", err, EnvVar)
+	}
+	return filepath.Join(home, ".local", "state", appName), nil
+}
+
+// Dir is an open state dir. It is safe for concurrent use by goroutines and,
+// through Lock, by processes.
+type Dir struct {
+	path string
+	// turns serialise this process's holders of each lock without polling;
+	// the file lock then serialises processes.
+	mu    sync.Mutex
+	turns map[string]chan struct{}
+}
+
+// Open creates the state dir if needed and makes sure only its owner can
+// read it: a looser mode is tightened to 0700, or refused if that fails.
+func Open(path string) (*Dir, error) {
+	if path == "" {
+		return nil, errors.New("state dir path is empty; set state_dir in the provider block or " + EnvVar)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("state dir %s: %w", path, err)
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir %s: %w", abs, err)
+	}
+	if err := tighten(abs); err != nil {
+		return nil, err
+	}
+	return &Dir{path: abs, turns: map[string]chan struct{}{}}, nil
+}
+
+func tighten(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", path, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("state dir %s is not a directory; point state_dir elsewhere", path)
+	}
+	if info.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, 0o700); err != nil {
+		return fmt.Errorf("state dir %s has mode %04o, readable by others, and cannot be tightened to 0700 (%w); fix its mode or point state_dir elsewhere",
+			path, info.Mode().Perm(), err)
+	}
+	return nil
+}
+
+// Path returns the absolute path of the state dir.
+func (d *Dir) Path() string { return d.path }
+
+// MkdirAll creates the subdirectory rel, 0700, for files written other
+// than by WriteFile (such as logs appended to by agents).
+func (d *Dir) MkdirAll(rel string) error {
+	if err := os.MkdirAll(d.Join(rel), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", d.Join(rel), err)
+	}
+	return nil
+}
+
+// Join returns the absolute path of rel inside the state dir.
+func (d *Dir) Join(rel ...string) string {
+	return filepath.Join(append([]string{d.path}, rel...)...)
+}
+
+// Lock waits, until ctx ends, for exclusive use of the whole state dir
+// among all goroutines and processes that lock it, and returns the function
+// that releases it.
+func (d *Dir) Lock(ctx context.Context) (unlock func(), err error) {
+	return d.lock(ctx, ".lock")
+}
+
+// LockKey is Lock for one key (such as one agent's record), so that work
+// on different keys goes on in parallel. A caller that needs both takes
+// Lock first. The key must be usable as a file name.
+func (d *Dir) LockKey(ctx context.Context, key string) (unlock func(), err error) {
+	if key == "" || strings.ContainsAny(key, "/\\") || strings.HasPrefix(key, ".") {
+		return nil, fmt.Errorf("lock key %q is not a plain file name", key)
+	}
+	if err := d.MkdirAll(".locks"); err != nil {
+		return nil, err
+	}
+	return d.lock(ctx, filepath.Join(".locks", key+".lock"))
+}
+
+func (d *Dir) turn(rel string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.turns[rel]
+	if !ok {
+		t = make(chan struct{}, 1)
+		d.turns[rel] = t
+	}
+	return t
+}
+
+func (d *Dir) lock(ctx context.Context, rel string) (func(), error) {
+	turn := d.turn(rel)
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for state dir lock %s: %w", d.Join(rel), ctx.Err())
+	}
+	// A fresh flock per acquisition: one flock.Flock is a single open file,
+	// and locks on it do not exclude each other.
+	fl := flock.New(d.Join(rel), flock.SetPermissions(0o600))
+	ok, err := fl.TryLockContext(ctx, lockRetry)
+	if err != nil || !ok {
+		<-turn
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("wait for state dir lock %s (another terraform run may hold it): %w", d.Join(rel), err)
+	}
+	return func() {
+		_ = fl.Close()
+		<-turn
+	}, nil
+}
+
+// WriteFile replaces rel with data atomically: readers see the old file or
+// the new one, never a part, and a crash leaves no partial file behind.
+// Files are 0600 and parent directories 0700.
+func (d *Dir) WriteFile(rel string, data []byte) error {
+	return d.write(rel, data, true)
+}
+
+// WriteFileUnsynced replaces rel atomically like WriteFile but does not
+// wait for the disk: for facts that matter only while the machine is up
+// (what runs now), where a sync per write would cost more than the fact is
+// worth. After a machine crash the file may hold old content or none.
+func (d *Dir) WriteFileUnsynced(rel string, data []byte) error {
+	return d.write(rel, data, false)
+}
+
+func (d *Dir) write(rel string, data []byte, durable bool) error {
+	path := d.Join(rel)
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if durable {
+		if err := tmp.Sync(); err != nil {
+			_ = tmp.Close()
+			return fmt.Errorf("sync %s: %w", path, err)
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if !durable {
+		return nil
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ReadFile reads rel; a missing file is an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+func (d *Dir) ReadFile(rel string) ([]byte, error) {
+	return os.ReadFile(d.Join(rel))
+}
+
+// Remove deletes rel; a missing file is success.
+func (d *Dir) Remove(rel string) error {
+	if err := os.Remove(d.Join(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", d.Join(rel), err)
+	}
+	return nil
+}
+
+// Names lists, sorted, the files of subdir rel ending in suffix, with the
+// suffix cut off. A missing subdir has no names.
+func (d *Dir) Names(rel, suffix string) ([]string, error) {
+	entries, err := os.ReadDir(d.Join(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", d.Join(rel), err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, suffix) {
+			names = append(names, strings.TrimSuffix(n, suffix))
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}

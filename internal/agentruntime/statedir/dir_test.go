@@ -1,0 +1,273 @@
+package statedir
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestDefault(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, stateDir, xdg, want string
+	}{
+		{"explicit env wins", "/srv/a2a", "/xdg", "/srv/a2a"},
+		{"xdg state home", "", "/xdg", "/xdg/terraform-provider-a2a"},
+		{"home fallback", "", "", filepath.Join(home, ".local", "state", "terraform-provider-a2a")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(EnvVar, tt.stateDir)
+			t.Setenv("XDG_STATE_HOME", tt.xdg)
+			got, err := Default()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("Default() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOpenMode(t *testing.T) {
+	tests := []struct {
+		name    string
+		prepare func(path string) error
+	}{
+		{"created", func(string) error { return nil }},
+		{"existing private", func(p string) error { return os.Mkdir(p, 0o700) }},
+		{"existing world readable is tightened", func(p string) error {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				return err
+			}
+			return os.Chmod(p, 0o755)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state")
+			if err := tt.prepare(path); err != nil {
+				t.Fatal(err)
+			}
+			d, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Stat(d.Path())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := info.Mode().Perm(); got != 0o700 {
+				t.Errorf("state dir mode = %04o, want 0700", got)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil {
+		t.Fatal("Open of a regular file succeeded")
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	d, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, content := range []string{"first", "second, longer than the first"} {
+		if err := d.WriteFile("sub/dir/f.json", []byte(content)); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		got, err := d.ReadFile("sub/dir/f.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != content {
+			t.Errorf("read %q, want %q", got, content)
+		}
+	}
+	info, err := os.Stat(d.Join("sub/dir/f.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Mode().Perm(); got != 0o600 {
+		t.Errorf("file mode = %04o, want 0600", got)
+	}
+	parent, err := os.Stat(d.Join("sub/dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parent.Mode().Perm(); got != 0o700 {
+		t.Errorf("parent mode = %04o, want 0700", got)
+	}
+	entries, err := os.ReadDir(d.Join("sub/dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only f.json (temp files must not linger)", len(entries))
+	}
+	if err := d.Remove("sub/dir/f.json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove("sub/dir/f.json"); err != nil {
+		t.Errorf("second Remove: %v, want success", err)
+	}
+	if _, err := d.ReadFile("sub/dir/f.json"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile after Remove: %v, want not exist", err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	d, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"x/b.json", "x/a.json", "x/c.txt"} {
+		if err := d.WriteFile(f, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := d.Names("x", ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("Names = %v, want [a b]", got)
+	}
+	if got, err := d.Names("missing", ".json"); err != nil || len(got) != 0 {
+		t.Errorf("Names of a missing dir = %v, %v; want none", got, err)
+	}
+}
+
+// TestLockExcludes runs read-modify-write cycles through two Dir values on
+// one path, as two provider processes would (each holds its own open file,
+// so only the file lock keeps them apart), and checks that none is lost.
+func TestLockExcludes(t *testing.T) {
+	path := t.TempDir()
+	dirs := make([]*Dir, 2)
+	for i := range dirs {
+		d, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs[i] = d
+	}
+	const perDir = 25
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*perDir)
+	for _, d := range dirs {
+		for range perDir {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs <- increment(d)
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := dirs[0].ReadFile("counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(data); got != strconv.Itoa(2*perDir) {
+		t.Errorf("counter = %s, want %d: increments were lost", got, 2*perDir)
+	}
+}
+
+func increment(d *Dir) error {
+	unlock, err := d.Lock(context.Background())
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	n := 0
+	if data, err := d.ReadFile("counter"); err == nil {
+		if n, err = strconv.Atoi(string(data)); err != nil {
+			return err
+		}
+	}
+	return d.WriteFile("counter", []byte(strconv.Itoa(n+1)))
+}
+
+func TestLockHonoursContext(t *testing.T) {
+	path := t.TempDir()
+	holder, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := holder.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]*Dir{"same dir value": holder, "other dir value": other} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		if _, err := d.Lock(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: Lock while held = %v, want deadline exceeded", name, err)
+		}
+		cancel()
+	}
+	unlock()
+	again, err := other.Lock(context.Background())
+	if err != nil {
+		t.Fatalf("Lock after release: %v", err)
+	}
+	again()
+}
+
+func TestLockKey(t *testing.T) {
+	d, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlockA, err := d.LockKey(context.Background(), "agent-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlockA()
+	unlockB, err := d.LockKey(context.Background(), "agent-b")
+	if err != nil {
+		t.Fatalf("another key is blocked: %v", err)
+	}
+	unlockB()
+	unlockAll, err := d.Lock(context.Background())
+	if err != nil {
+		t.Fatalf("the state dir lock is blocked by a key lock: %v", err)
+	}
+	unlockAll()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := d.LockKey(ctx, "agent-a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("LockKey of a held key = %v, want deadline exceeded", err)
+	}
+	for _, bad := range []string{"", "../escape", ".lock", "a/b"} {
+		if _, err := d.LockKey(context.Background(), bad); err == nil {
+			t.Errorf("LockKey(%q) succeeded, want refused", bad)
+		}
+	}
+}
