@@ -114,6 +114,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	b := blueprint{cfg: p.Config, injected: p.InjectedEnv}
+	if spec.Allowlist != nil {
+		b.allowlist = spec.Allowlist.Name
+	}
 	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
 		return agentruntime.Agent{}, err
 	}
@@ -123,7 +126,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	want := r.createOptions(b)
 	if existing != nil {
 		if unchanged(existing, want) {
-			return r.agent(ctx, existing.Config.Labels, existing.ID, existing.State.Status), nil
+			return r.agent(ctx, existing.Config, existing.ID, existing.State.Status), nil
 		}
 		if err := r.remove(ctx, "provision", id, existing.ID); err != nil {
 			return agentruntime.Agent{}, err
@@ -133,7 +136,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, want.Config.Labels, created, containertypes.StateCreated), nil
+	return r.agent(ctx, want.Config, created, containertypes.StateCreated), nil
 }
 
 func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string, error) {
@@ -213,7 +216,8 @@ func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.Con
 		return client.ContainerCreateOptions{}, agentruntime.Errorf(agentruntime.KindBackend, "start", id, errors.Join(perr, err),
 			"container %s lacks a usable agent config or port label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
 	}
-	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]), image: c.Config.Image, port: port}
+	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]),
+		allowlist: c.Config.Labels[labelEnvAllowlist], image: c.Config.Image, port: port}
 	return r.createOptions(b), nil
 }
 
@@ -257,7 +261,7 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, c.Config.Labels, c.ID, c.State.Status), nil
+	return r.agent(ctx, c.Config, c.ID, c.State.Status), nil
 }
 
 // Recover finds the agents of earlier processes by their labels; the engine
@@ -276,20 +280,48 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 }
 
 // List returns every agent of this scope, sorted by id, probing the
-// running ones concurrently.
+// running ones concurrently. The list API leaves out each container's
+// environment, where the config lives, so every container costs one
+// inspect, made concurrently with the others.
 func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
-	items, err := r.listContainers(ctx, "list")
+	const op = "list"
+	items, err := r.listContainers(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	agents := make([]agentruntime.Agent, len(items))
+	found := make([]bool, len(items))
+	errs := make([]error, len(items))
 	var wg sync.WaitGroup
-	for i, c := range items {
-		wg.Go(func() { agents[i] = r.agent(ctx, c.Labels, c.ID, c.State) })
+	for i, item := range items {
+		wg.Go(func() {
+			res, err := r.cli.ContainerInspect(ctx, item.ID, client.ContainerInspectOptions{})
+			switch {
+			case cerrdefs.IsNotFound(err):
+				// Removed since it was listed: it is no longer an agent.
+			case err != nil:
+				errs[i] = r.engineError(op, item.Labels[labelAgentID], err)
+			case res.Container.Config == nil || res.Container.State == nil:
+				errs[i] = agentruntime.Errorf(agentruntime.KindBackend, op, item.Labels[labelAgentID], nil,
+					"the engine at %s returned an incomplete container record", r.engine.Host)
+			default:
+				c := res.Container
+				agents[i], found[i] = r.agent(ctx, c.Config, c.ID, c.State.Status), true
+			}
+		})
 	}
 	wg.Wait()
-	sort.Slice(agents, func(i, j int) bool { return agents[i].ID < agents[j].ID })
-	return agents, nil
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := make([]agentruntime.Agent, 0, len(agents))
+	for i, a := range agents {
+		if found[i] {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
 }
 
 func (r *Runtime) listContainers(ctx context.Context, op string) ([]containertypes.Summary, error) {
@@ -322,8 +354,10 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	return r.remove(ctx, op, id, r.containerName(id))
 }
 
-// agent is the runtime's view of a container; running ones are probed.
-func (r *Runtime) agent(ctx context.Context, labels map[string]string, containerID string, state containertypes.ContainerState) agentruntime.Agent {
+// agent is the runtime's view of a container, read from its labels and
+// environment; running ones are probed.
+func (r *Runtime) agent(ctx context.Context, cfg *containertypes.Config, containerID string, state containertypes.ContainerState) agentruntime.Agent {
+	labels := cfg.Labels
 	port, _ := strconv.Atoi(labels[labelPort])
 	a := agentruntime.Agent{
 		ID:           labels[labelAgentID],
@@ -332,6 +366,11 @@ func (r *Runtime) agent(ctx context.Context, labels map[string]string, container
 		Port:         port,
 		ConfigSHA256: labels[labelConfigSHA],
 		InjectedEnv:  splitList(labels[labelInjectedEnv]),
+		EnvAllowlist: labels[labelEnvAllowlist],
+	}
+	// The config as provisioned; a container that lost it reads back none.
+	if raw, ok := envValue(cfg.Env, ConfigEnvVar); ok {
+		a.Config = []byte(raw)
 	}
 	a.CardURL = a.Endpoint + "/.well-known/agent-card.json"
 	switch state {

@@ -38,6 +38,9 @@ const (
 	labelConfigSHA   = "a2a.config-sha256"
 	labelPort        = "a2a.port"
 	labelInjectedEnv = "a2a.injected-env"
+	// labelEnvAllowlist names the allowlist the agent was provisioned with,
+	// so that an imported agent reads it back.
+	labelEnvAllowlist = "a2a.env-allowlist"
 	// labelDeliveredEnv names the injected variables that had a value when
 	// the container was created, so that a variable unset since then also
 	// calls for a new container.
@@ -60,10 +63,11 @@ func (r *Runtime) containerName(id string) string {
 
 // blueprint is everything needed to create an agent's container.
 type blueprint struct {
-	cfg      *agentconfig.Config
-	injected []string // names the config may receive
-	image    string
-	port     int
+	cfg       *agentconfig.Config
+	injected  []string // names the config may receive
+	allowlist string   // name of the allowlist provisioned with; empty for none
+	image     string
+	port      int
 }
 
 // environment returns the container's variables: adapter-owned ones and the
@@ -98,6 +102,7 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 			labelConfigSHA:    b.cfg.SHA256(),
 			labelPort:         strconv.Itoa(b.port),
 			labelInjectedEnv:  strings.Join(b.injected, ","),
+			labelEnvAllowlist: b.allowlist,
 			labelDeliveredEnv: strings.Join(delivered, ","),
 		},
 	}

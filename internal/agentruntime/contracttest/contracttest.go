@@ -4,6 +4,7 @@
 package contracttest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +52,7 @@ func Run(t *testing.T, h Harness) {
 		{"invalid config", testInvalidConfig},
 		{"disallowed env", testDisallowedEnv},
 		{"provision again keeps the port", testReprovision},
+		{"config and allowlist read back", testReadBack},
 		{"recover", testRecover},
 		{"logs", testLogs},
 		{"deprovision", testDeprovision},
@@ -82,9 +84,15 @@ func ctx(t *testing.T) context.Context {
 // provision provisions an agent named name and deprovisions it when the test ends.
 func provision(t *testing.T, h Harness, rt agentruntime.Runtime, name string) agentruntime.Agent {
 	t.Helper()
-	a, err := rt.Provision(ctx(t), agentruntime.Spec{Config: h.Config(name)})
+	return provisionSpec(t, rt, agentruntime.Spec{Config: h.Config(name)})
+}
+
+// provisionSpec provisions spec and deprovisions the agent when the test ends.
+func provisionSpec(t *testing.T, rt agentruntime.Runtime, spec agentruntime.Spec) agentruntime.Agent {
+	t.Helper()
+	a, err := rt.Provision(ctx(t), spec)
 	if err != nil {
-		t.Fatalf("Provision %q: %v", name, err)
+		t.Fatalf("Provision: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := rt.Deprovision(context.Background(), a.ID); err != nil {
@@ -295,6 +303,61 @@ func testReprovision(t *testing.T, h Harness) {
 	if second.ConfigSHA256 == first.ConfigSHA256 {
 		t.Error("Provision again kept the old config digest")
 	}
+}
+
+// testReadBack checks that every view of an agent carries the raw config
+// and allowlist name last provisioned, as importing an agent needs.
+func testReadBack(t *testing.T, h Harness) {
+	rt := h.New(t)
+	const name = "Contract Read Back"
+	plain := h.Config(name)
+	referencing := append(slices.Clone(plain), "\n# greeting: ${CONTRACT_GREETING:-x}\n"...)
+	greeting := &agentruntime.EnvAllowlist{Name: "contract-greeting", Variables: []string{"CONTRACT_GREETING"}}
+	steps := []struct {
+		name          string
+		spec          agentruntime.Spec
+		wantAllowlist string
+	}{
+		{"with an allowlist", agentruntime.Spec{Config: referencing, Allowlist: greeting}, greeting.Name},
+		{"then without one", agentruntime.Spec{Config: plain}, ""},
+	}
+	for _, step := range steps {
+		provisioned := provisionSpec(t, rt, step.spec)
+		views := map[string]func() (agentruntime.Agent, error){
+			"Provision": func() (agentruntime.Agent, error) { return provisioned, nil },
+			"Get":       func() (agentruntime.Agent, error) { return rt.Get(ctx(t), provisioned.ID) },
+			"List":      func() (agentruntime.Agent, error) { return listed(t, rt, provisioned.ID) },
+		}
+		if h.Durable {
+			views["Get from a fresh runtime"] = func() (agentruntime.Agent, error) { return h.New(t).Get(ctx(t), provisioned.ID) }
+		}
+		for view, read := range views {
+			a, err := read()
+			if err != nil {
+				t.Fatalf("%s: %s: %v", step.name, view, err)
+			}
+			if !bytes.Equal(a.Config, step.spec.Config) {
+				t.Errorf("%s: %s config = %q, want the provisioned %q", step.name, view, a.Config, step.spec.Config)
+			}
+			if a.EnvAllowlist != step.wantAllowlist {
+				t.Errorf("%s: %s env allowlist = %q, want %q", step.name, view, a.EnvAllowlist, step.wantAllowlist)
+			}
+		}
+	}
+}
+
+// listed is the agent id as List shows it.
+func listed(t *testing.T, rt agentruntime.Runtime, id string) (agentruntime.Agent, error) {
+	list, err := rt.List(ctx(t))
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	for _, a := range list {
+		if a.ID == id {
+			return a, nil
+		}
+	}
+	return agentruntime.Agent{}, fmt.Errorf("the list of agents does not hold %s", id)
 }
 
 func testRecover(t *testing.T, h Harness) {

@@ -78,6 +78,11 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	a.CardURL = endpoint + card.WellKnownPath
 	a.ConfigSHA256 = p.Config.SHA256()
 	a.InjectedEnv = p.InjectedEnv
+	a.Config = slices.Clone(spec.Config)
+	a.EnvAllowlist = ""
+	if spec.Allowlist != nil {
+		a.EnvAllowlist = spec.Allowlist.Name
+	}
 	rec.log("provisioned config sha256 %s", a.ConfigSHA256)
 	return r.view(rec), nil
 }
@@ -182,6 +187,7 @@ func (r *Runtime) Deprovision(_ context.Context, id string) error {
 func (r *Runtime) view(rec *record) agentruntime.Agent {
 	a := rec.agent
 	a.InjectedEnv = slices.Clone(a.InjectedEnv)
+	a.Config = slices.Clone(a.Config)
 	switch {
 	case a.Running:
 		a.Health = agentruntime.HealthHealthy
