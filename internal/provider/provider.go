@@ -6,10 +6,17 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
 // Address is the provider's registry address.
@@ -17,12 +24,15 @@ const Address = "registry.terraform.io/a2a-terraform/a2a"
 
 // New returns a constructor of the provider at the given version.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider { return &a2aProvider{version: version} }
+	return func() provider.Provider { return &a2aProvider{version: version, connect: connect} }
 }
 
 type a2aProvider struct {
 	version string
+	connect connectFunc
 }
+
+var _ provider.ProviderWithConfigValidators = (*a2aProvider)(nil)
 
 func (p *a2aProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
 	resp.TypeName = "a2a"
@@ -30,12 +40,163 @@ func (p *a2aProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 }
 
 func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	resp.Schema = schema.Schema{Description: "Runs A2A agents as local processes or containers."}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Runs [A2A](https://a2a-protocol.org) agents as supervised local processes or as containers " +
+			"on a Docker or Podman engine. Agents outlive Terraform: the provider records them in its state " +
+			"directory (or labels them on the engine) and finds them again on every run.",
+		Attributes: map[string]schema.Attribute{
+			"state_dir": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Directory where the runtime keeps its durable records, env allowlists and agent logs. " +
+					"Default: `$" + statedir.EnvVar + "`, else `$XDG_STATE_HOME/terraform-provider-a2a`, " +
+					"else `~/.local/state/terraform-provider-a2a`. Two configurations that share a state dir share its agents.",
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"local":     localBlock(),
+			"container": containerBlock(),
+		},
+	}
 }
 
-func (p *a2aProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+func localBlock() schema.Block {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Runs each agent as a detached operating-system process, supervised through the state directory. " +
+			"This is the adapter used when the provider block has neither `local` nor `container`.",
+		Attributes: map[string]schema.Attribute{
+			"executable": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Agent host executable, run as `<executable> run --config <file>`. " +
+					"Default: this provider's own executable, whose `run` subcommand is the built-in agent host.",
+			},
+			"stop_grace_period": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "How long an agent may take to exit after SIGTERM before it is killed, as a duration such as `\"10s\"`. Default: `\"10s\"`.",
+				Validators:          []validator.String{durationValidator{}},
+			},
+		},
+	}
 }
 
-func (p *a2aProvider) Resources(context.Context) []func() resource.Resource { return nil }
+func containerBlock() schema.Block {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Runs each agent as a container on a Docker or Podman engine, local or remote. Conflicts with `local`.",
+		Attributes: map[string]schema.Attribute{
+			"host": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Engine address: `unix://`, `tcp://` (with the TLS settings below) or `ssh://`. " +
+					"Default: `$DOCKER_HOST`, then the platform default. A Podman socket works as well.",
+			},
+			"base_image": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Image that runs agents whose config names no `[runtime] image`. Default: an image " +
+					"built from the provider's own executable when absent, tagged with the provider version; no registry is needed.",
+			},
+			"advertise_host": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Host that agent ports are published on and probed at. Default: `\"127.0.0.1\"`.",
+			},
+			"network": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Engine network the agents join. Default: `\"bridge\"`.",
+			},
+			"restart_policy": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Engine restart policy: `no`, `always`, `unless-stopped` or `on-failure`. Default: `\"unless-stopped\"`.",
+				Validators:          []validator.String{stringvalidator.OneOf(restartPolicies...)},
+			},
+			"stop_grace_period": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "How long an agent container may take to exit after SIGTERM, as a duration such as `\"10s\"`. Default: `\"10s\"`.",
+				Validators:          []validator.String{durationValidator{}},
+			},
+			"tls_ca_cert": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Path of the PEM CA certificate that signs a `tcp://` engine's certificate. Replaces `$DOCKER_CERT_PATH` when any TLS path is set.",
+			},
+			"tls_cert": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Path of the PEM client certificate presented to a `tcp://` engine.",
+			},
+			"tls_key": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Path of the PEM private key of `tls_cert`.",
+			},
+			"tls_verify": schema.BoolAttribute{
+				Optional:            true,
+				MarkdownDescription: "Verify the engine's certificate against `tls_ca_cert` (or the system roots). Default: `false`, as with the docker CLI.",
+			},
+		},
+		Blocks: map[string]schema.Block{"hardening": hardeningBlock()},
+	}
+}
 
-func (p *a2aProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+func hardeningBlock() schema.Block {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Restrictions on agent containers. Every restriction is on by default; memory and CPU limits are opt-in.",
+		Attributes: map[string]schema.Attribute{
+			"read_only_rootfs": schema.BoolAttribute{
+				Optional: true, MarkdownDescription: "Mount the root filesystem read-only, with a tmpfs at `/tmp`. Default: `true`.",
+			},
+			"drop_all_capabilities": schema.BoolAttribute{
+				Optional: true, MarkdownDescription: "Drop every Linux capability. Default: `true`.",
+			},
+			"no_new_privileges": schema.BoolAttribute{
+				Optional: true, MarkdownDescription: "Forbid gaining privileges through setuid binaries. Default: `true`.",
+			},
+			"user": schema.StringAttribute{
+				Optional: true, MarkdownDescription: "`uid:gid` the agent runs as; empty runs the image's own user. Default: `\"65534:65534\"`.",
+			},
+			"pids_limit": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: "Most processes a container may run; `0` sets no limit. Default: `512`.",
+			},
+			"memory_mb": schema.Int64Attribute{
+				Optional: true, MarkdownDescription: "Memory limit in MiB (at least 6); unset or `0` sets no limit.",
+			},
+			"cpus": schema.Float64Attribute{
+				Optional: true, MarkdownDescription: "CPU limit in cores, such as `0.5`; unset or `0` sets no limit.",
+			},
+		},
+	}
+}
+
+func (p *a2aProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
+	return []provider.ConfigValidator{
+		providervalidator.Conflicting(path.MatchRoot("local"), path.MatchRoot("container")),
+	}
+}
+
+func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, diags := model.resolve()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	adapter := "local"
+	if s.container != nil {
+		adapter = "container"
+	}
+	ctx = tflog.SetField(ctx, "state_dir", s.stateDir)
+	ctx = tflog.SetField(ctx, "adapter", adapter)
+	deps, err := p.connect(ctx, s, p.version)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot start the "+adapter+" runtime", err.Error())
+		return
+	}
+	tflog.Debug(ctx, "runtime ready")
+	resp.ResourceData = deps
+	resp.DataSourceData = deps
+}
+
+func (p *a2aProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{newAgentResource, newEnvAllowlistResource}
+}
+
+func (p *a2aProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{NewAgentCardDataSource}
+}

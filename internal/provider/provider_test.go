@@ -17,8 +17,11 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 }
 
 // TestMain lets the test binary stand in for the provider binary: the local
-// adapter executes its own executable with the agent host subcommand.
+// adapter executes its own executable with the agent host subcommand, and
+// the container adapter builds its base image from it.
 func TestMain(m *testing.M) {
 	agenthost.RunIfSubcommand()
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltImages()
+	os.Exit(code)
 }

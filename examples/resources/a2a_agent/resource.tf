@@ -1,0 +1,56 @@
+# An echo agent: no credentials, nothing to allow.
+resource "a2a_agent" "echo" {
+  config = <<-EOT
+    [agent]
+    name        = "Echo Agent"
+    description = "Repeats what it is told"
+    version     = "1.0.0"
+
+    [[skills]]
+    id          = "echo"
+    name        = "Echo"
+    description = "Returns the message it receives"
+    tags        = ["demo"]
+  EOT
+}
+
+# An LLM agent whose key comes from the provider's environment at start.
+# $${...} escapes Terraform's own interpolation: the agent host expands the
+# reference, so the key never reaches Terraform state.
+resource "a2a_agent" "assistant" {
+  env_allowlist = a2a_env_allowlist.llm.name
+
+  config = <<-EOT
+    [agent]
+    name        = "Assistant"
+    description = "Answers questions"
+
+    [server]
+    http_port = 8090
+
+    [handler]
+    type = "llm"
+
+    [handler.llm]
+    base_url      = "$${OPENAI_BASE_URL:-https://api.openai.com/v1}"
+    model         = "gpt-4o-mini"
+    api_key       = "$${OPENAI_API_KEY}"
+    system_prompt = "You are a concise assistant."
+
+    [auth]
+    bearer_token = "$${ASSISTANT_TOKEN:-}"
+  EOT
+
+  timeouts {
+    create = "3m"
+  }
+}
+
+resource "a2a_env_allowlist" "llm" {
+  name      = "llm-credentials"
+  variables = ["ASSISTANT_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL"]
+}
+
+output "assistant_card_url" {
+  value = a2a_agent.assistant.card_url
+}

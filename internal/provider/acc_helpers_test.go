@@ -1,0 +1,234 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+)
+
+// accTest is one acceptance test's private world: its own state dir, its
+// own terraform working dirs, and the agent processes it saw.
+type accTest struct {
+	t        *testing.T
+	stateDir string
+	workDir  string
+	pids     map[int]bool
+	// adapterBlock is the provider block's adapter block; empty selects
+	// the local adapter by default.
+	adapterBlock string
+}
+
+// newAccTest fails rather than skips when terraform is missing under TF_ACC:
+// the test framework would otherwise try to download it.
+func newAccTest(t *testing.T) *accTest {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) != "" {
+		if _, err := exec.LookPath("terraform"); err != nil {
+			t.Fatalf("acceptance tests run the terraform binary, which is not on PATH: %v", err)
+		}
+	}
+	work := t.TempDir()
+	// Terraform's working dirs (and so its state files) land here, where
+	// the secret checks can read them.
+	t.Setenv("TF_ACC_TEMP_DIR", work)
+	return &accTest{t: t, stateDir: t.TempDir(), workDir: work, pids: map[int]bool{}}
+}
+
+// provider is the provider block every config of the test starts with.
+func (a *accTest) provider() string {
+	return fmt.Sprintf("provider \"a2a\" {\n  state_dir = %q\n%s}\n", a.stateDir, a.adapterBlock)
+}
+
+// agent renders an a2a_agent resource named "test" with the given TOML
+// config and extra attribute lines. Terraform interpolation in the TOML
+// must already be escaped as $${...}.
+func (a *accTest) agent(toml string, extra ...string) string {
+	return a.provider() + fmt.Sprintf("resource \"a2a_agent\" \"test\" {\n  config = <<-EOT\n%s\n  EOT\n%s\n}\n",
+		indent(toml), strings.Join(extra, "\n"))
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = "    " + strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// echoConfig is a minimal agent config.
+func echoConfig(name, description string) string {
+	return fmt.Sprintf("[agent]\nname = %q\ndescription = %q\n", name, description)
+}
+
+// recordPID remembers the agent's process so CheckDestroy can prove it gone.
+func (a *accTest) recordPID() resource.TestCheckFunc {
+	return resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+		pid, err := strconv.Atoi(v)
+		if err != nil || pid <= 0 {
+			return fmt.Errorf("instance %q is not a pid", v)
+		}
+		if processGone(pid) {
+			return fmt.Errorf("agent process %d is not running", pid)
+		}
+		a.pids[pid] = true
+		return nil
+	})
+}
+
+// processGone reports whether pid names no live process; a zombie awaiting
+// its reaper counts as gone.
+func processGone(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
+
+// checkNothingLeft is a CheckDestroy: no agent in the runtime, no file of
+// the local adapter left in the state dir, and every agent process seen
+// during the test gone.
+func (a *accTest) checkNothingLeft(*terraform.State) error {
+	rt, err := local.New(local.Options{StateDir: a.stateDir})
+	if err != nil {
+		return err
+	}
+	agents, err := rt.List(context.Background())
+	if err != nil {
+		return err
+	}
+	if len(agents) > 0 {
+		return fmt.Errorf("destroy left %d agents in the runtime, first %q", len(agents), agents[0].ID)
+	}
+	var left []string
+	err = filepath.WalkDir(filepath.Join(a.stateDir, "local"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("destroy left files behind: %s", strings.Join(left, ", "))
+	}
+	for pid := range a.pids {
+		if !waitGone(pid) {
+			return fmt.Errorf("agent process %d still runs after destroy", pid)
+		}
+	}
+	return nil
+}
+
+// waitGone gives a stopped process a moment to be reaped.
+func waitGone(pid int) bool {
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if processGone(pid) {
+			return true
+		}
+	}
+	return processGone(pid)
+}
+
+// checkCard fetches the card the agent serves and checks its description.
+func checkCard(check func(description string) error) resource.TestCheckFunc {
+	return resource.TestCheckResourceAttrWith(agentAddr, "card_url", func(url string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return fmt.Errorf("fetch card: %w", err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("fetch card %s: status %s", url, resp.Status)
+		}
+		var card struct {
+			Description string `json:"description"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&card); err != nil {
+			return fmt.Errorf("decode card %s: %w", url, err)
+		}
+		return check(card.Description)
+	})
+}
+
+func descriptionIs(want string) func(string) error {
+	return func(got string) error {
+		if got != want {
+			return fmt.Errorf("card description is %q, want %q", got, want)
+		}
+		return nil
+	}
+}
+
+// checkNotPersisted proves secret reached neither Terraform state (as
+// Terraform reports it and as its files hold it) nor any file of the state
+// dir. It first proves it can see the state files, so it cannot pass by
+// looking nowhere.
+func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		for _, m := range s.Modules {
+			for name, r := range m.Resources {
+				for k, v := range r.Primary.Attributes {
+					if strings.Contains(v, secret) {
+						return fmt.Errorf("secret value found in state at %s.%s", name, k)
+					}
+				}
+			}
+		}
+		stateFiles := 0
+		for _, root := range []string{a.workDir, a.stateDir} {
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
+					return err
+				}
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				if strings.HasSuffix(p, ".tfstate") && bytes.Contains(data, []byte(`"a2a_agent"`)) {
+					stateFiles++
+				}
+				if bytes.Contains(data, []byte(secret)) {
+					return fmt.Errorf("secret value found in %s", p)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if stateFiles == 0 {
+			return fmt.Errorf("found no terraform state file holding the agent under %s", a.workDir)
+		}
+		return nil
+	}
+}

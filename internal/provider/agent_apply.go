@@ -1,0 +1,231 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan agentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	raw := []byte(plan.Config.ValueString())
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		resp.Diagnostics.Append(configDiags(err, nil)...)
+		return
+	}
+	id := cfg.ID()
+	ctx = tflog.SetField(ctx, "agent_id", id)
+	switch _, err := r.deps.runtime.Get(ctx, id); {
+	case err == nil:
+		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent already exists",
+			fmt.Sprintf("An agent with id %q already exists in the runtime; import it with "+
+				"`terraform import a2a_agent.<resource name> %s`, or change agent.name.", id, id))
+		return
+	case !agentruntime.IsKind(err, agentruntime.KindNotFound):
+		resp.Diagnostics.AddError("Cannot look up agent "+id, err.Error())
+		return
+	}
+	allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow}); err != nil {
+		resp.Diagnostics.Append(configDiags(err, allow)...)
+		return
+	}
+	tflog.Info(ctx, "provisioned agent")
+	// From here on the agent exists: every path saves it to state, so a
+	// failure leaves it tainted and the next apply replaces it.
+	r.settle(ctx, id, &plan, changeOf(nil, &plan), &resp.State, &resp.Diagnostics)
+}
+
+func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state agentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	id := state.ID.ValueString()
+	a, err := r.deps.runtime.Get(ctx, id)
+	if agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		tflog.Info(ctx, "agent is gone from the runtime; removing it from state", map[string]any{"agent_id": id})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read agent "+id, err.Error())
+		return
+	}
+	if state.Config.IsNull() && len(a.Config) == 0 {
+		resp.Diagnostics.AddError("Cannot import agent "+id,
+			"The runtime does not record the config of this agent, so Terraform cannot adopt it. "+
+				"Declare the agent with its config and remove the existing one instead.")
+		return
+	}
+	state.observe(a)
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior agentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := prior.ID.ValueString()
+	ctx = tflog.SetField(ctx, "agent_id", id)
+	change := changeOf(&prior, &plan)
+
+	if change.provision {
+		allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		a, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: []byte(plan.Config.ValueString()), Allowlist: allow})
+		if err != nil {
+			resp.Diagnostics.Append(configDiags(err, allow)...)
+			return
+		}
+		if a.ID != id {
+			// ModifyPlan replaces an agent whose name changes; reaching
+			// here means the config was unknown at plan time.
+			resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent name changed during apply",
+				fmt.Sprintf("The agent id changed from %q to %q, which needs a new agent. Run terraform apply again to replace it.", id, a.ID))
+		}
+		tflog.Info(ctx, "provisioned new agent config")
+	}
+	if change.start || change.stop {
+		if err := r.deps.runtime.Stop(ctx, id); err != nil {
+			resp.Diagnostics.AddError("Cannot stop agent "+id, err.Error())
+			return
+		}
+		tflog.Info(ctx, "stopped agent")
+	}
+	if !change.provision && !change.start && !change.stop {
+		// Only settings of the resource itself changed; the agent is untouched.
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		return
+	}
+	r.settle(ctx, id, &plan, change, &resp.State, &resp.Diagnostics)
+}
+
+func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state agentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := state.ID.ValueString()
+	if err := r.deps.runtime.Deprovision(ctx, id); err != nil {
+		resp.Diagnostics.AddError("Cannot delete agent "+id, err.Error()+"; run terraform destroy again to retry.")
+		return
+	}
+	tflog.Info(ctx, "deprovisioned agent", map[string]any{"agent_id": id})
+}
+
+// statePersister is the part of a response state that settle writes.
+type statePersister interface {
+	Set(ctx context.Context, val any) diag.Diagnostics
+}
+
+// settle starts the agent when the change asks for it, waits until it is
+// healthy, and saves what the runtime then reports. It saves the agent even
+// when the start fails, reporting the tail of the agent's log.
+func (r *agentResource) settle(ctx context.Context, id string, plan *agentModel, change agentChange, state statePersister, diags *diag.Diagnostics) {
+	var health agentruntime.Health
+	var startErr error
+	if change.start {
+		startErr = r.deps.runtime.Start(ctx, id)
+		if startErr == nil && plan.WaitForHealthy.ValueBool() {
+			health, startErr = agentruntime.WaitHealthy(ctx, r.deps.runtime, id)
+		}
+	}
+	// A timed-out ctx must not stop us recording what exists.
+	observeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentruntime.ProbeTimeout+5*time.Second)
+	defer cancel()
+	a, err := r.deps.runtime.Get(observeCtx, id)
+	if err != nil {
+		diags.AddError("Cannot read agent "+id, err.Error())
+		return
+	}
+	if startErr == nil && health == agentruntime.HealthHealthy {
+		a.Health = health
+	}
+	// The planned config is what was provisioned, whether or not the
+	// runtime records it.
+	a.Config = []byte(plan.Config.ValueString())
+	a.EnvAllowlist = plan.EnvAllowlist.ValueString()
+	plan.observe(a)
+	diags.Append(state.Set(ctx, plan)...)
+	if startErr != nil {
+		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))
+		return
+	}
+	tflog.Info(ctx, "agent settled", map[string]any{"health": string(a.Health), "instance": a.Instance})
+}
+
+// logTail formats the last lines of the agent's log for a diagnostic.
+func (r *agentResource) logTail(ctx context.Context, id string) string {
+	lines, err := r.deps.runtime.Logs(ctx, id, logTailLines)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("\n\nThe agent's log cannot be read: %v", err)
+	case len(lines) == 0:
+		return "\n\nThe agent wrote nothing to its log."
+	}
+	return fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+// allowlist loads the allowlist an agent names; nil when it names none.
+func (r *agentResource) allowlist(ctx context.Context, name types.String) (*agentruntime.EnvAllowlist, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if name.IsNull() || name.ValueString() == "" {
+		return nil, diags
+	}
+	allow, err := r.deps.allowlists.Get(ctx, name.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("env_allowlist"), "Cannot read env allowlist", err.Error())
+		return nil, diags
+	}
+	return &allow, diags
+}

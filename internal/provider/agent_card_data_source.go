@@ -1,0 +1,225 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+var (
+	_ datasource.DataSourceWithConfigValidators = (*agentCardDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig   = (*agentCardDataSource)(nil)
+)
+
+// NewAgentCardDataSource returns the a2a_agent_card data source.
+func NewAgentCardDataSource() datasource.DataSource { return &agentCardDataSource{} }
+
+// agentCardDataSource reads an Agent Card from a live agent or derives it
+// from a config. It needs no runtime, so it works without provider data.
+type agentCardDataSource struct{}
+
+func (d *agentCardDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_agent_card"
+}
+
+func (d *agentCardDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = agentCardSchema()
+}
+
+// fetchSettings only make sense when fetching; with config they would be
+// silently ignored, so they are refused instead.
+var fetchSettings = []string{"request_headers", "request_timeout_ms", "ca_cert_pem", "insecure", "retry", "verify_signature"}
+
+func (d *agentCardDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	validators := []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("url"), path.MatchRoot("config")),
+		datasourcevalidator.Conflicting(path.MatchRoot("url"), path.MatchRoot("endpoint")),
+	}
+	for _, name := range fetchSettings {
+		validators = append(validators, datasourcevalidator.Conflicting(path.MatchRoot("config"), path.MatchRoot(name)))
+	}
+	return validators
+}
+
+// ValidateConfig checks what the schema cannot express. It reads single
+// values rather than whole blocks, because at validation time any of them
+// may still be unknown.
+func (d *agentCardDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var verify types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("verify_signature"), &verify)...)
+	if !verify.IsNull() && !verify.IsUnknown() {
+		keysPath := path.Root("verify_signature").AtName("public_keys_pem")
+		var keys types.List
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, keysPath, &keys)...)
+		if keys.IsNull() {
+			resp.Diagnostics.AddAttributeError(keysPath, "Missing public keys",
+				"verify_signature needs public_keys_pem: the PEM public keys the card may be signed with.")
+		}
+	}
+
+	var minDelay, maxDelay types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("retry").AtName("min_delay_ms"), &minDelay)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("retry").AtName("max_delay_ms"), &maxDelay)...)
+	if minDelay.IsNull() || minDelay.IsUnknown() || maxDelay.IsNull() || maxDelay.IsUnknown() {
+		return
+	}
+	if maxDelay.ValueInt64() < minDelay.ValueInt64() {
+		resp.Diagnostics.AddAttributeError(path.Root("retry").AtName("max_delay_ms"), "Invalid retry delays",
+			fmt.Sprintf("max_delay_ms (%d) is less than min_delay_ms (%d): raise max_delay_ms or lower min_delay_ms.",
+				maxDelay.ValueInt64(), minDelay.ValueInt64()))
+	}
+}
+
+func (d *agentCardDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var model agentCardModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	var raw []byte
+	if !model.Config.IsNull() {
+		raw = model.derive(&resp.Diagnostics)
+	} else {
+		raw = model.fetch(ctx, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	parsed, err := card.Parse(raw)
+	if err != nil {
+		resp.Diagnostics.Append(invalidCardDiagnostic(shownURL(model.CardURL.ValueString()), err))
+		return
+	}
+	if err := model.setCard(parsed.Card, parsed.SpecVersion, parsed.Raw); err != nil {
+		resp.Diagnostics.AddError("Unreadable agent card", err.Error())
+		return
+	}
+
+	model.verifySignature(parsed.Raw, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}
+
+// derive builds the card the agent host would publish for the config, and
+// returns it as the JSON the host would serve.
+func (m *agentCardModel) derive(diags *diag.Diagnostics) []byte {
+	cfg, err := agentconfig.Parse([]byte(m.Config.ValueString()))
+	if err != nil {
+		diags.AddAttributeError(path.Root("config"), "Invalid agent config", err.Error())
+		return nil
+	}
+	endpoint := m.Endpoint.ValueString()
+	if endpoint == "" {
+		endpoint = card.EndpointFor(cfg)
+	}
+	if endpoint == "" {
+		diags.AddAttributeError(path.Root("endpoint"), "Agent endpoint unknown",
+			"The config sets neither server.advertised_url nor server.http_port, so the URL the agent will advertise "+
+				"is only known once the runtime allocates its port. Set endpoint to that URL, or set one of the two in the config.")
+		return nil
+	}
+	derived, err := card.Derive(cfg, endpoint)
+	if err != nil {
+		diags.AddAttributeError(path.Root("config"), "Cannot derive the agent card", err.Error())
+		return nil
+	}
+	raw, err := card.MarshalCard(derived)
+	if err != nil {
+		diags.AddError("Cannot encode the derived agent card", err.Error())
+		return nil
+	}
+	m.ID = types.StringValue(cfg.SHA256())
+	m.CardURL = types.StringValue(strings.TrimRight(endpoint, "/") + card.WellKnownPath)
+	return raw
+}
+
+// fetch gets the card from the agent named by url.
+func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []byte {
+	cardURL, err := cardURLFor(m.URL.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("url"), "Invalid URL", err.Error())
+		return nil
+	}
+	m.ID = types.StringValue(cardURL.String())
+	m.CardURL = types.StringValue(cardURL.String())
+
+	f := cardFetch{
+		cardURL:   cardURL.String(),
+		shownURL:  cardURL.Redacted(),
+		timeout:   millisOr(m.RequestTimeoutMS, defaultRequestTimeout),
+		attempts:  defaultAttempts,
+		minDelay:  defaultMinRetryDelay,
+		maxDelay:  defaultMaxRetryDelay,
+		caCertPEM: m.CACertPEM.ValueString(),
+		insecure:  m.Insecure.ValueBool(),
+	}
+	if r := m.Retry; r != nil {
+		if !r.Attempts.IsNull() {
+			f.attempts = int(r.Attempts.ValueInt64())
+		}
+		f.minDelay = millisOr(r.MinDelayMS, f.minDelay)
+		f.maxDelay = max(millisOr(r.MaxDelayMS, f.maxDelay), f.minDelay)
+	}
+	if !m.RequestHeaders.IsNull() {
+		diags.Append(m.RequestHeaders.ElementsAs(ctx, &f.headers, false)...)
+		if diags.HasError() {
+			return nil
+		}
+	}
+
+	raw, err := f.fetch(ctx)
+	if err != nil {
+		diags.AddAttributeError(path.Root("url"), "Cannot fetch the agent card", err.Error())
+		return nil
+	}
+	return raw
+}
+
+// shownURL drops any password from a URL before it reaches a message.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+func millisOr(v types.Int64, fallback time.Duration) time.Duration {
+	if v.IsNull() {
+		return fallback
+	}
+	return time.Duration(v.ValueInt64()) * time.Millisecond
+}
+
+// invalidCardDiagnostic names every problem the validator found, so that
+// the agent's author can fix them all in one go.
+func invalidCardDiagnostic(cardURL string, err error) diag.Diagnostic {
+	var invalid *card.ValidationError
+	if !errors.As(err, &invalid) {
+		return diag.NewErrorDiagnostic("Unreadable agent card", fmt.Sprintf("The card at %s cannot be read: %v", cardURL, err))
+	}
+	lines := make([]string, len(invalid.Problems))
+	for i, p := range invalid.Problems {
+		lines[i] = "  - " + p.String()
+	}
+	return diag.NewErrorDiagnostic("Invalid agent card",
+		fmt.Sprintf("The card at %s is not a valid A2A agent card (%d problems):\n%s",
+			cardURL, len(invalid.Problems), strings.Join(lines, "\n")))
+}

@@ -1,0 +1,245 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// ValidateConfig makes the checks that need neither the runtime nor the
+// store, so that `terraform validate` already reports them.
+func (r *agentResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var config, allowlist types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config"), &config)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("env_allowlist"), &allowlist)...)
+	if resp.Diagnostics.HasError() || config.IsNull() || config.IsUnknown() {
+		return
+	}
+	raw := []byte(config.ValueString())
+	if allowlist.IsNull() {
+		// No allowlist denies every variable; no store is needed to know that.
+		if _, err := agentruntime.CheckEnv(nil, raw); err != nil {
+			resp.Diagnostics.Append(configDiags(err, nil)...)
+		}
+	}
+	if _, err := agentconfig.Parse(raw); err != nil {
+		resp.Diagnostics.Append(configDiags(err, nil)...)
+	}
+}
+
+// ModifyPlan checks the config against the runtime and the allowlist store
+// and fills in every computed value the plan can know, so that an unchanged
+// agent plans no change and a changed one shows only what will change.
+func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan agentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var prior *agentModel
+	if !req.State.Raw.IsNull() {
+		prior = &agentModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	env, diags := r.plannedAllowlist(ctx, plan.EnvAllowlist)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var rt agentruntime.Runtime
+	if r.deps != nil {
+		rt = r.deps.runtime
+	}
+	replace, diags := planAgent(ctx, rt, prior, &plan, env)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if replace {
+		resp.RequiresReplace = path.Paths{path.Root("config")}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// plannedAllowlist is the allowlist an agent will be provisioned with, when
+// the plan can know it.
+type plannedAllowlist struct {
+	known     bool
+	allowlist *agentruntime.EnvAllowlist // nil denies every variable
+}
+
+// plannedAllowlist reads the named allowlist from the store. One that is
+// not stored yet may be created by this same plan, so it is left to apply.
+func (r *agentResource) plannedAllowlist(ctx context.Context, name types.String) (plannedAllowlist, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	switch {
+	case name.IsUnknown() || r.deps == nil:
+		return plannedAllowlist{}, diags
+	case name.IsNull():
+		return plannedAllowlist{known: true}, diags
+	}
+	allow, err := r.deps.allowlists.Get(ctx, name.ValueString())
+	switch {
+	case agentruntime.IsKind(err, agentruntime.KindNotFound):
+		return plannedAllowlist{}, diags
+	case err != nil:
+		diags.AddAttributeError(path.Root("env_allowlist"), "Cannot read env allowlist", err.Error())
+		return plannedAllowlist{}, diags
+	}
+	return plannedAllowlist{known: true, allowlist: &allow}, diags
+}
+
+// agentChange is what applying a plan does to an existing agent. Plan and
+// apply both derive it from the prior state and the plan, so they agree.
+type agentChange struct {
+	provision bool // the config or allowlist changed: record it again
+	start     bool // (re)start: stop if running, start, wait
+	stop      bool // stop and leave stopped
+}
+
+func changeOf(prior, plan *agentModel) agentChange {
+	if prior == nil {
+		return agentChange{provision: true, start: plan.Running.ValueBool()}
+	}
+	c := agentChange{provision: !plan.Config.Equal(prior.Config) || !plan.EnvAllowlist.Equal(prior.EnvAllowlist)}
+	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()
+	c.start = wantRunning && (c.provision || !wasRunning)
+	c.stop = !wantRunning && wasRunning
+	return c
+}
+
+// planAgent checks the planned config and sets the computed values the plan
+// can know. It reports whether the change needs a new agent (a new id).
+func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentModel, env plannedAllowlist) (bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var cfg *agentconfig.Config
+	if plan.Config.IsUnknown() {
+		plan.ID, plan.Name, plan.ConfigSHA256 = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	} else {
+		raw := []byte(plan.Config.ValueString())
+		var err error
+		if cfg, err = agentconfig.Parse(raw); err != nil {
+			return false, configDiags(err, nil)
+		}
+		plan.ID = types.StringValue(cfg.ID())
+		plan.Name = types.StringValue(cfg.Agent.Name)
+		plan.ConfigSHA256 = types.StringValue(agentconfig.Digest(raw))
+	}
+	if prior != nil && cfg != nil && prior.ID.ValueString() != cfg.ID() {
+		return true, diags
+	}
+	change := changeOf(prior, plan)
+
+	plan.InjectedEnv = types.ListUnknown(types.StringType)
+	switch {
+	case !change.provision:
+		plan.InjectedEnv = prior.InjectedEnv
+	case cfg != nil && rt != nil:
+		injected, d := checkSpec(ctx, rt, cfg, env)
+		diags.Append(d...)
+		if injected != nil {
+			plan.InjectedEnv = stringList(injected)
+		}
+	}
+
+	if prior == nil || (change.provision && (cfg == nil || serverChanged(prior.Config, cfg))) {
+		plan.Endpoint, plan.CardURL = types.StringUnknown(), types.StringUnknown()
+		plan.Port = types.Int64Unknown()
+	}
+	plan.Health, plan.Instance = plannedProcess(prior, plan, change)
+	return false, diags
+}
+
+// checkSpec runs the runtime's own checks, returning the variables the agent
+// will receive when the allowlist is known. An allowlist not known yet is
+// checked at apply; every other check is made now.
+func checkSpec(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config, env plannedAllowlist) ([]string, diag.Diagnostics) {
+	raw := cfg.Raw()
+	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist}
+	if !env.known {
+		spec.Allowlist = &agentruntime.EnvAllowlist{Name: cfg.ID(), Variables: agentconfig.References(raw)}
+	}
+	if err := rt.Check(ctx, spec); err != nil {
+		return nil, configDiags(err, env.allowlist)
+	}
+	if !env.known {
+		return nil, nil
+	}
+	injected, err := agentruntime.CheckEnv(env.allowlist, raw)
+	if err != nil {
+		return nil, configDiags(err, env.allowlist)
+	}
+	if injected == nil {
+		injected = []string{}
+	}
+	return injected, nil
+}
+
+// plannedProcess predicts health and instance: known where apply will not
+// touch the process or will wait until it is healthy.
+func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, types.String) {
+	unknown := types.StringUnknown()
+	switch {
+	case plan.Running.IsUnknown():
+		return unknown, unknown
+	case change.start:
+		if plan.WaitForHealthy.ValueBool() {
+			return types.StringValue(string(agentruntime.HealthHealthy)), unknown
+		}
+		return unknown, unknown
+	case prior == nil: // created, not started
+		return types.StringValue(string(agentruntime.HealthProvisioned)), types.StringNull()
+	case change.stop:
+		return types.StringValue(string(agentruntime.HealthStopped)), types.StringNull()
+	case change.provision: // stays stopped with a new config
+		return unknown, types.StringNull()
+	default:
+		return prior.Health, prior.Instance
+	}
+}
+
+// serverChanged reports whether the [server] section differs, the only part
+// of a config the endpoint and port depend on.
+func serverChanged(priorConfig types.String, cfg *agentconfig.Config) bool {
+	if priorConfig.IsNull() || priorConfig.IsUnknown() {
+		return true
+	}
+	old, err := agentconfig.Parse([]byte(priorConfig.ValueString()))
+	return err != nil || old.Server != cfg.Server
+}
+
+// configDiags turns a config or runtime error into diagnostics on the config
+// attribute, one per located problem.
+func configDiags(err error, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
+	var diags diag.Diagnostics
+	at := path.Root("config")
+	var cerr *agentconfig.Error
+	if errors.As(err, &cerr) {
+		for _, p := range cerr.Problems {
+			diags.AddAttributeError(at, "Invalid agent config", p.String())
+		}
+		return diags
+	}
+	if agentruntime.IsKind(err, agentruntime.KindDisallowedEnv) {
+		detail := err.Error()
+		if allow != nil {
+			detail += fmt.Sprintf(". If this same change adds them to env allowlist %q, apply that first "+
+				"(terraform apply -target on the a2a_env_allowlist), then plan again.", allow.Name)
+		}
+		diags.AddAttributeError(at, "Agent config references disallowed variables", detail)
+		return diags
+	}
+	diags.AddAttributeError(at, "Agent config refused by the runtime", err.Error())
+	return diags
+}

@@ -1,0 +1,218 @@
+package provider
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/memory"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+)
+
+// memoryFactories serve the provider over the in-memory adapter, which
+// outlives each terraform command because it lives in the test process.
+func memoryFactories(t *testing.T) map[string]func() (tfprotov6.ProviderServer, error) {
+	t.Helper()
+	dir, err := statedir.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := &runtimeDeps{runtime: memory.New(), allowlists: statedir.NewAllowlists(dir)}
+	p := &a2aProvider{version: "test", connect: func(context.Context, settings, string) (*runtimeDeps, error) {
+		return deps, nil
+	}}
+	return map[string]func() (tfprotov6.ProviderServer, error){"a2a": providerserver.NewProtocol6WithError(p)}
+}
+
+// TestAgentPlan checks, through terraform plan against the in-memory
+// adapter, which computed values each kind of change leaves known. After
+// every apply the test framework also proves the next plan is empty.
+func TestAgentPlan(t *testing.T) {
+	memCfg := func(toml string, extra ...string) string {
+		return (&accTest{stateDir: "unused"}).agent(toml, extra...)
+	}
+	v1 := echoConfig("Plan Agent", "one")
+	v2 := echoConfig("Plan Agent", "two")
+	v2sha := agentconfig.Digest([]byte(heredocText(v2)))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: memoryFactories(t),
+		Steps: []resource.TestStep{
+			{
+				Config: memCfg(v1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(agentAddr, at("id"), knownvalue.StringExact("plan-agent")),
+					plancheck.ExpectKnownValue(agentAddr, at("name"), knownvalue.StringExact("Plan Agent")),
+					plancheck.ExpectKnownValue(agentAddr, at("injected_env"), knownvalue.ListSizeExact(0)),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("healthy")),
+					plancheck.ExpectUnknownValue(agentAddr, at("endpoint")),
+				}},
+			},
+			{
+				Config: memCfg(v2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, at("config_sha256"), knownvalue.StringExact(v2sha)),
+					plancheck.ExpectKnownValue(agentAddr, at("endpoint"), knownvalue.StringExact("http://127.0.0.1:40000")),
+					plancheck.ExpectKnownValue(agentAddr, at("port"), knownvalue.Int64Exact(40000)),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("healthy")),
+					plancheck.ExpectUnknownValue(agentAddr, at("instance")),
+				}},
+				Check: resource.TestCheckResourceAttr(agentAddr, "instance", "memory-2"),
+			},
+			{
+				// Settings of the resource alone leave the agent untouched.
+				Config: memCfg(v2, "  wait_for_healthy = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.StringExact("memory-2")),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("healthy")),
+				}},
+			},
+			{
+				Config: memCfg(v2, "  running = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("stopped")),
+					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.Null()),
+				}},
+			},
+			{
+				// A new port is a new endpoint: unknown until apply.
+				Config: memCfg(v2 + "[server]\nhttp_port = 41234\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(agentAddr, at("endpoint")),
+					plancheck.ExpectUnknownValue(agentAddr, at("port")),
+				}},
+				Check: resource.TestCheckResourceAttr(agentAddr, "port", "41234"),
+			},
+			{
+				Config: memCfg(echoConfig("Plan Agent Two", "two")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionReplace),
+					plancheck.ExpectKnownValue(agentAddr, at("id"), knownvalue.StringExact("plan-agent-two")),
+				}},
+			},
+			{
+				Config: memCfg(echoConfig("Plan Agent Two", "two")) + planAllowlist,
+			},
+			{
+				// An allowlist that exists is checked at plan time.
+				Config: memCfg(echoConfig("Plan Agent Two", "$${A2A_PLAN_ALLOWED} $${A2A_PLAN_NOT_ALLOWED}"),
+					`  env_allowlist = a2a_env_allowlist.list.name`) + planAllowlist,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`disallowed\s+variables\s+A2A_PLAN_NOT_ALLOWED:`),
+			},
+			{
+				Config: memCfg(echoConfig("Plan Agent Two", "$${A2A_PLAN_ALLOWED}"),
+					`  env_allowlist = a2a_env_allowlist.list.name`) + planAllowlist,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(agentAddr, at("injected_env"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("A2A_PLAN_ALLOWED")})),
+				}},
+			},
+		},
+	})
+}
+
+const planAllowlist = `resource "a2a_env_allowlist" "list" {
+  name      = "plan-list"
+  variables = ["A2A_PLAN_ALLOWED"]
+}
+`
+
+// heredocText is the text Terraform passes for the heredoc accTest.agent
+// renders: the indentation is stripped again.
+func heredocText(toml string) string { return strings.TrimSpace(toml) + "\n" }
+
+func TestChangeOf(t *testing.T) {
+	model := func(config string, running bool, allowlist string) *agentModel {
+		m := &agentModel{Config: types.StringValue(config), Running: types.BoolValue(running), EnvAllowlist: types.StringNull()}
+		if allowlist != "" {
+			m.EnvAllowlist = types.StringValue(allowlist)
+		}
+		return m
+	}
+	tests := []struct {
+		name        string
+		prior, plan *agentModel
+		want        agentChange
+	}{
+		{"create running", nil, model("a", true, ""), agentChange{provision: true, start: true}},
+		{"create stopped", nil, model("a", false, ""), agentChange{provision: true}},
+		{"no change", model("a", true, ""), model("a", true, ""), agentChange{}},
+		{"config change restarts", model("a", true, ""), model("b", true, ""), agentChange{provision: true, start: true}},
+		{"config change while stopped stays stopped", model("a", false, ""), model("b", false, ""), agentChange{provision: true}},
+		{"allowlist change restarts", model("a", true, ""), model("a", true, "team"), agentChange{provision: true, start: true}},
+		{"crashed agent starts", model("a", false, ""), model("a", true, ""), agentChange{start: true}},
+		{"stop", model("a", true, ""), model("a", false, ""), agentChange{stop: true}},
+		{"config change and stop", model("a", true, ""), model("b", false, ""), agentChange{provision: true, stop: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := changeOf(tt.prior, tt.plan); got != tt.want {
+				t.Errorf("changeOf = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigDiags(t *testing.T) {
+	_, parseErr := agentconfig.Parse([]byte("[agent]\nname = \"x\"\nbogus = 1\n"))
+	_, envErr := agentruntime.CheckEnv(&agentruntime.EnvAllowlist{Name: "team"}, []byte("x = \"${SECRET_A}\""))
+	tests := []struct {
+		name       string
+		err        error
+		allow      *agentruntime.EnvAllowlist
+		wantDetail string
+	}{
+		{"located problem", parseErr, nil, `line 3, column 1: unknown key "agent.bogus"`},
+		{"disallowed names the variable", envErr, nil, "SECRET_A"},
+		{"disallowed with allowlist hints at ordering", envErr, &agentruntime.EnvAllowlist{Name: "team"}, `adds them to env allowlist "team"`},
+		{"other runtime errors pass through", agentruntime.Unsupported("check", "x", "use the container adapter"), nil, "use the container adapter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			diags := configDiags(tt.err, tt.allow)
+			if len(diags) != 1 {
+				t.Fatalf("got %d diagnostics, want 1: %v", len(diags), diags)
+			}
+			if got := diags[0].Detail(); !regexp.MustCompile(regexp.QuoteMeta(tt.wantDetail)).MatchString(got) {
+				t.Errorf("detail %q does not contain %q", got, tt.wantDetail)
+			}
+		})
+	}
+}
+
+// TestExamplesPlan keeps the resource examples honest: each one validates
+// and plans against the in-memory adapter.
+func TestExamplesPlan(t *testing.T) {
+	for _, name := range []string{"a2a_agent", "a2a_env_allowlist"} {
+		t.Run(name, func(t *testing.T) {
+			example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", name, "resource.tf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: memoryFactories(t),
+				Steps: []resource.TestStep{{
+					Config:             string(example),
+					PlanOnly:           true,
+					ExpectNonEmptyPlan: true,
+				}},
+			})
+		})
+	}
+}

@@ -1,0 +1,181 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// Default operation timeouts. Starting includes waiting for the card to
+// answer; deleting includes the stop grace period.
+const (
+	defaultCreateTimeout = 2 * time.Minute
+	defaultUpdateTimeout = 2 * time.Minute
+	defaultDeleteTimeout = time.Minute
+)
+
+// logTailLines is how much of an agent's log a failed start reports.
+const logTailLines = 20
+
+type agentResource struct {
+	deps *runtimeDeps
+}
+
+var (
+	_ resource.ResourceWithConfigure      = (*agentResource)(nil)
+	_ resource.ResourceWithImportState    = (*agentResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*agentResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*agentResource)(nil)
+)
+
+func newAgentResource() resource.Resource { return &agentResource{} }
+
+type agentModel struct {
+	ID             types.String   `tfsdk:"id"`
+	Name           types.String   `tfsdk:"name"`
+	Config         types.String   `tfsdk:"config"`
+	EnvAllowlist   types.String   `tfsdk:"env_allowlist"`
+	Running        types.Bool     `tfsdk:"running"`
+	WaitForHealthy types.Bool     `tfsdk:"wait_for_healthy"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	Endpoint       types.String   `tfsdk:"endpoint"`
+	CardURL        types.String   `tfsdk:"card_url"`
+	Port           types.Int64    `tfsdk:"port"`
+	Health         types.String   `tfsdk:"health"`
+	ConfigSHA256   types.String   `tfsdk:"config_sha256"`
+	InjectedEnv    types.List     `tfsdk:"injected_env"`
+	Instance       types.String   `tfsdk:"instance"`
+}
+
+func (r *agentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_agent"
+}
+
+func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An A2A agent run by the adapter the provider block selects. Apply provisions it, starts it and " +
+			"waits until its Agent Card answers; plan shows drift (a crashed or deleted agent); destroy stops it and " +
+			"removes every trace. Import takes the agent id.",
+		Attributes: map[string]schema.Attribute{
+			"config": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `runtime`). " +
+					"`agent.name` is required and its slug is the agent id, so changing the name replaces the agent; other changes " +
+					"restart it in place. `${VAR}` and `${VAR:-default}` are expanded by the agent host from the variables " +
+					"`env_allowlist` allows, never by Terraform, so their values stay out of state.",
+			},
+			"env_allowlist": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Name of the `a2a_env_allowlist` whose variables the config may reference. " +
+					"Without it the config may reference no variable at all. Changing it restarts the agent.",
+				Validators: []validator.String{slugValidator{}},
+			},
+			"running": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Whether the agent should be running. A crashed agent reads back `false`, so the plan starts it again. Default: `true`.",
+			},
+			"wait_for_healthy": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. Default: `true`.",
+			},
+			"id": schema.StringAttribute{
+				Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "Agent id: the slug of `agent.name`, such as `echo-agent` for \"Echo Agent\".",
+			},
+			"name": schema.StringAttribute{
+				Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "`agent.name` from the config.",
+			},
+			"endpoint": schema.StringAttribute{
+				Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "Base URL the agent advertises; A2A JSON-RPC is served here.",
+			},
+			"card_url": schema.StringAttribute{
+				Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "URL of the agent's published Agent Card.",
+			},
+			"port": schema.Int64Attribute{
+				Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Port clients reach the agent on. Without `server.http_port` the runtime allocates one once and keeps it.",
+			},
+			"health": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "What the runtime observed at the last refresh: `provisioned` (never started), `healthy` (its card answers), " +
+					"`unhealthy` (running, card not answering) or `stopped`.",
+			},
+			"config_sha256": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Hex SHA-256 of `config` as provisioned.",
+			},
+			"injected_env": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Names (never values) of the variables passed to the agent: those the config references and the allowlist allows.",
+			},
+			"instance": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Process id (local adapter) or container id (container adapter) of the running agent; null when it is not running.",
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func (r *agentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	deps, diags := depsFrom(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.deps = deps
+}
+
+func (r *agentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// observe copies what the runtime reports into the model. The config and
+// allowlist come back only from adapters that record them; otherwise the
+// model keeps what it had.
+func (m *agentModel) observe(a agentruntime.Agent) {
+	m.ID = types.StringValue(a.ID)
+	m.Name = types.StringValue(a.Name)
+	m.Endpoint = types.StringValue(a.Endpoint)
+	m.CardURL = types.StringValue(a.CardURL)
+	m.Port = types.Int64Value(int64(a.Port))
+	m.ConfigSHA256 = types.StringValue(a.ConfigSHA256)
+	m.InjectedEnv = stringList(a.InjectedEnv)
+	m.Instance = optionalString(a.Instance)
+	m.Running = types.BoolValue(a.Running)
+	m.Health = types.StringValue(string(a.Health))
+	if len(a.Config) > 0 {
+		m.Config = types.StringValue(string(a.Config))
+		m.EnvAllowlist = optionalString(a.EnvAllowlist)
+	}
+	if m.WaitForHealthy.IsNull() || m.WaitForHealthy.IsUnknown() {
+		// An imported agent has no value yet; the default keeps the first
+		// plan after import empty.
+		m.WaitForHealthy = types.BoolValue(true)
+	}
+}
+
+// stringList is a known list, empty rather than null, so plans compare equal.
+func stringList(items []string) types.List {
+	values := make([]attr.Value, len(items))
+	for i, s := range items {
+		values[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, values)
+}

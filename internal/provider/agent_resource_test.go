@@ -1,0 +1,397 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+)
+
+const agentAddr = "a2a_agent.test"
+
+func at(name string) tfjsonpath.Path { return tfjsonpath.New(name) }
+
+func TestAccAgent_lifecycle(t *testing.T) {
+	acc := newAccTest(t)
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	newDigest := statecheck.CompareValue(compare.ValuesDiffer())
+	newInstance := statecheck.CompareValue(compare.ValuesDiffer())
+	samePort := statecheck.CompareValue(compare.ValuesSame())
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: acc.agent(echoConfig("Acc Lifecycle", "first")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					// Known at plan time, from the config alone.
+					plancheck.ExpectKnownValue(agentAddr, at("id"), knownvalue.StringExact("acc-lifecycle")),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("healthy")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "name", "Acc Lifecycle"),
+					resource.TestCheckResourceAttr(agentAddr, "running", "true"),
+					resource.TestCheckResourceAttr(agentAddr, "injected_env.#", "0"),
+					resource.TestMatchResourceAttr(agentAddr, "endpoint", regexp.MustCompile(`^http://127\.0\.0\.1:\d+$`)),
+					acc.recordPID(),
+					checkCard(descriptionIs("first")),
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(agentAddr, at("id")),
+					newDigest.AddStateValue(agentAddr, at("config_sha256")),
+					newInstance.AddStateValue(agentAddr, at("instance")),
+					samePort.AddStateValue(agentAddr, at("port")),
+				},
+			},
+			{
+				Config: acc.agent(echoConfig("Acc Lifecycle", "second")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					// A description change keeps where the agent is reached.
+					plancheck.ExpectKnownValue(agentAddr, at("endpoint"), knownvalue.NotNull()),
+					plancheck.ExpectUnknownValue(agentAddr, at("instance")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					acc.recordPID(),
+					checkCard(descriptionIs("second")),
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(agentAddr, at("id")),
+					newDigest.AddStateValue(agentAddr, at("config_sha256")),
+					newInstance.AddStateValue(agentAddr, at("instance")),
+					samePort.AddStateValue(agentAddr, at("port")),
+				},
+			},
+			{
+				Config: acc.agent(echoConfig("Acc Lifecycle", "second"), "  running = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("stopped")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "running", "false"),
+					resource.TestCheckResourceAttr(agentAddr, "health", "stopped"),
+					resource.TestCheckNoResourceAttr(agentAddr, "instance"),
+					acc.checkAllStopped,
+				),
+			},
+			{
+				Config: acc.agent(echoConfig("Acc Lifecycle", "second")),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "running", "true"),
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					acc.recordPID(),
+					checkCard(descriptionIs("second")),
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(agentAddr, at("id")),
+					samePort.AddStateValue(agentAddr, at("port")),
+				},
+			},
+			{
+				// A new name is a new agent.
+				Config: acc.agent(echoConfig("Acc Lifecycle Renamed", "second")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionReplace),
+					plancheck.ExpectKnownValue(agentAddr, at("id"), knownvalue.StringExact("acc-lifecycle-renamed")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					acc.recordPID(),
+					acc.checkOnlyAgents("acc-lifecycle-renamed"),
+				),
+			},
+		},
+	})
+}
+
+// checkAllStopped verifies that every agent process seen so far has exited.
+func (a *accTest) checkAllStopped(*terraform.State) error {
+	for pid := range a.pids {
+		if !waitGone(pid) {
+			return fmt.Errorf("agent process %d still runs", pid)
+		}
+	}
+	return nil
+}
+
+// checkOnlyAgents verifies the runtime holds exactly the given agents.
+func (a *accTest) checkOnlyAgents(ids ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		rt, err := local.New(local.Options{StateDir: a.stateDir})
+		if err != nil {
+			return err
+		}
+		agents, err := rt.List(context.Background())
+		if err != nil {
+			return err
+		}
+		got := make([]string, len(agents))
+		for i, ag := range agents {
+			got[i] = ag.ID
+		}
+		if strings.Join(got, ",") != strings.Join(ids, ",") {
+			return fmt.Errorf("runtime holds agents %v, want %v", got, ids)
+		}
+		return nil
+	}
+}
+
+func TestAccAgent_drift(t *testing.T) {
+	acc := newAccTest(t)
+	config := acc.agent(echoConfig("Acc Drift", "drifting"))
+	var pid int
+	rememberPID := resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+		var err error
+		pid, err = strconv.Atoi(v)
+		return err
+	})
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  resource.ComposeAggregateTestCheckFunc(acc.recordPID(), rememberPID),
+			},
+			{
+				// The agent crashes: refresh reads it stopped, the plan
+				// starts it, and apply heals it.
+				PreConfig: func() {
+					if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+						t.Fatalf("kill agent %d: %v", pid, err)
+					}
+					if !waitGone(pid) {
+						t.Fatalf("agent %d survived SIGKILL", pid)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, at("running"), knownvalue.Bool(true)),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					acc.recordPID(), rememberPID,
+					checkCard(descriptionIs("drifting")),
+				),
+			},
+			{
+				// The crash alone, refreshed and planned: the plan is not empty.
+				PreConfig: func() {
+					if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+						t.Fatalf("kill agent %d: %v", pid, err)
+					}
+					waitGone(pid)
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// The record is deleted out of band: the plan recreates it.
+				PreConfig: func() {
+					rt, err := local.New(local.Options{StateDir: acc.stateDir})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := rt.Deprovision(context.Background(), "acc-drift"); err != nil {
+						t.Fatalf("deprovision out of band: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionCreate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					acc.recordPID(),
+					checkCard(descriptionIs("drifting")),
+				),
+			},
+		},
+	})
+}
+
+func TestAccAgent_import(t *testing.T) {
+	acc := newAccTest(t)
+	config := acc.provider() + `
+resource "a2a_env_allowlist" "test" {
+  name      = "acc-import"
+  variables = ["A2A_ACC_IMPORT_TOKEN"]
+}
+
+resource "a2a_agent" "test" {
+  env_allowlist = a2a_env_allowlist.test.name
+  config        = <<-EOT
+    [agent]
+    name = "Acc Import"
+    description = "imported"
+    [auth]
+    bearer_token = "$${A2A_ACC_IMPORT_TOKEN}"
+  EOT
+}
+`
+	t.Setenv("A2A_ACC_IMPORT_TOKEN", "acc-import-token-value")
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					acc.recordPID(),
+					resource.TestCheckResourceAttr(agentAddr, "injected_env.#", "1"),
+					resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_ACC_IMPORT_TOKEN"),
+				),
+			},
+			{
+				ResourceName:      agentAddr,
+				ImportState:       true,
+				ImportStateId:     "acc-import",
+				ImportStateVerify: true,
+			},
+			{
+				// Import as an import block: the plan must be a no-op.
+				ResourceName:    agentAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   "acc-import",
+			},
+			{
+				ResourceName:      "a2a_env_allowlist.test",
+				ImportState:       true,
+				ImportStateId:     "acc-import",
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:    "a2a_env_allowlist.test",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   "acc-import",
+			},
+		},
+	})
+}
+
+func TestAccAgent_envAllowlist(t *testing.T) {
+	acc := newAccTest(t)
+	const greeting = "bonjour-7f3a9c1e5b"
+	t.Setenv("A2A_ACC_GREETING", greeting)
+	allowlist := `
+resource "a2a_env_allowlist" "test" {
+  name      = "acc-greetings"
+  variables = ["A2A_ACC_GREETING"]
+}
+`
+	agent := func(description string) string {
+		return acc.agent(fmt.Sprintf("[agent]\nname = \"Acc Env\"\ndescription = %q\n", description),
+			"  env_allowlist = a2a_env_allowlist.test.name") + allowlist
+	}
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				// The allowlist is created in the same plan: the check waits for apply.
+				Config: agent("hello $${A2A_ACC_GREETING}"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					acc.recordPID(),
+					resource.TestCheckResourceAttr(agentAddr, "injected_env.#", "1"),
+					resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_ACC_GREETING"),
+					checkCard(descriptionIs("hello "+greeting)),
+					acc.checkNotPersisted(greeting),
+				),
+			},
+			{
+				// The allowlist exists now: a variable it lacks fails the plan.
+				Config:      agent("hello $${A2A_ACC_GREETING} and $${A2A_ACC_NOT_ALLOWED}"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`disallowed variables A2A_ACC_NOT_ALLOWED`),
+			},
+			{
+				// The refused plan changed nothing.
+				Config: agent("hello $${A2A_ACC_GREETING}"),
+				Check:  checkCard(descriptionIs("hello " + greeting)),
+			},
+		},
+	})
+}
+
+func TestAccAgent_planTimeErrors(t *testing.T) {
+	acc := newAccTest(t)
+	tests := []struct {
+		name   string
+		config string
+		want   string
+	}{
+		{"bad TOML", "[agent]\nname = \"Bad\"\ndescription = \"unterminated\n", `(?s)Invalid agent config.*line 3, column \d+`},
+		{"unknown key", "[agent]\nname = \"Unknown\"\ncolour = \"blue\"\n", `(?s)line 3, column 1: unknown key "agent.colour"`},
+		{"missing name", "[agent]\ndescription = \"nameless\"\n", `agent.name is required`},
+		{"image on local", "[agent]\nname = \"Imaged\"\n[runtime]\nimage = \"example/agent:1\"\n", `(?s)needs the container adapter`},
+		{"variable without allowlist", "[agent]\nname = \"Leaky\"\ndescription = \"$${A2A_ACC_SECRET}\"\n", `(?s)disallowed variables\s+A2A_ACC_SECRET`},
+	}
+	steps := make([]resource.TestStep, len(tests))
+	for i, tt := range tests {
+		steps[i] = resource.TestStep{
+			Config:      acc.agent(tt.config),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(tt.want),
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps:                    steps,
+	})
+}
+
+func TestAccAgent_failedStartIsTainted(t *testing.T) {
+	acc := newAccTest(t)
+	// The config passes every plan-time check, but the agent host cannot
+	// load the key and exits at start.
+	broken := acc.agent("[agent]\nname = \"Acc Broken\"\n[card]\nsigning_key = \"not a key\"\n",
+		"  timeouts {\n    create = \"20s\"\n  }")
+	fixed := acc.agent(echoConfig("Acc Broken", "fixed"))
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps: []resource.TestStep{
+			{
+				Config:      broken,
+				ExpectError: regexp.MustCompile(`(?s)Agent acc-broken did not start.*Last\s+\d+\s+lines\s+of\s+the\s+agent's\s+log.*no\s+PEM\s+private\s+key\s+found`),
+			},
+			{
+				// The failed agent was saved tainted, so even an in-place
+				// config change replaces it.
+				Config: fixed,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionReplace),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					acc.recordPID(),
+					checkCard(descriptionIs("fixed")),
+				),
+			},
+		},
+	})
+}

@@ -1,0 +1,185 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+type envAllowlistResource struct {
+	deps *runtimeDeps
+}
+
+var (
+	_ resource.ResourceWithConfigure   = (*envAllowlistResource)(nil)
+	_ resource.ResourceWithImportState = (*envAllowlistResource)(nil)
+)
+
+func newEnvAllowlistResource() resource.Resource { return &envAllowlistResource{} }
+
+type envAllowlistModel struct {
+	ID          types.String `tfsdk:"id"`
+	Name        types.String `tfsdk:"name"`
+	Variables   types.Set    `tfsdk:"variables"`
+	Description types.String `tfsdk:"description"`
+}
+
+func (r *envAllowlistResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_env_allowlist"
+}
+
+func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Names the variables of the provider's environment that agents naming this allowlist may " +
+			"reference as `${VAR}` in their config. Everything else is denied: an agent that names no allowlist may " +
+			"reference no variable at all. Only variable names are stored, in the provider's state directory; values " +
+			"are read from the provider's environment when an agent starts and never reach Terraform state.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The allowlist name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name agents refer to in `env_allowlist`: lower-case letters, digits and single hyphens. Changing it replaces the allowlist.",
+				Validators:          []validator.String{slugValidator{}},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"variables": schema.SetAttribute{
+				Required:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "Environment variable names agents may reference.",
+				Validators:          []validator.Set{setvalidator.ValueStringsAre(envNameValidator{})},
+			},
+			"description": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(""),
+				MarkdownDescription: "What the allowlist is for.",
+			},
+		},
+	}
+}
+
+func (r *envAllowlistResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	deps, diags := depsFrom(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	r.deps = deps
+}
+
+func (r *envAllowlistResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan envAllowlistModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := plan.Name.ValueString()
+	_, err := r.deps.allowlists.Get(ctx, name)
+	switch {
+	case err == nil:
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Env allowlist already exists",
+			fmt.Sprintf("An env allowlist named %q is already in the state directory. Import it with "+
+				"`terraform import a2a_env_allowlist.<resource name> %s`, or choose another name.", name, name))
+		return
+	case !agentruntime.IsKind(err, agentruntime.KindNotFound):
+		resp.Diagnostics.AddError("Cannot read env allowlist", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(r.put(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tflog.Info(ctx, "created env allowlist", map[string]any{"name": name})
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+func (r *envAllowlistResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state envAllowlistModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.Name.ValueString()
+	if name == "" {
+		name = state.ID.ValueString()
+	}
+	allow, err := r.deps.allowlists.Get(ctx, name)
+	if agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		tflog.Info(ctx, "env allowlist is gone from the state directory; removing it from state", map[string]any{"name": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read env allowlist", err.Error())
+		return
+	}
+	vars, diags := types.SetValueFrom(ctx, types.StringType, allow.Variables)
+	resp.Diagnostics.Append(diags...)
+	state = envAllowlistModel{
+		ID:          types.StringValue(allow.Name),
+		Name:        types.StringValue(allow.Name),
+		Variables:   vars,
+		Description: types.StringValue(allow.Description),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+}
+
+func (r *envAllowlistResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan envAllowlistModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.put(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+}
+
+func (r *envAllowlistResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state envAllowlistModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.deps.allowlists.Delete(ctx, state.Name.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Cannot delete env allowlist", err.Error())
+	}
+}
+
+func (r *envAllowlistResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("name"), req, resp)
+}
+
+// put saves the planned allowlist and fills its id.
+func (r *envAllowlistResource) put(ctx context.Context, plan *envAllowlistModel) diag.Diagnostics {
+	var vars []string
+	diags := plan.Variables.ElementsAs(ctx, &vars, false)
+	if diags.HasError() {
+		return diags
+	}
+	sort.Strings(vars)
+	allow := agentruntime.EnvAllowlist{Name: plan.Name.ValueString(), Variables: vars, Description: plan.Description.ValueString()}
+	if err := r.deps.allowlists.Put(ctx, allow); err != nil {
+		diags.AddError("Cannot save env allowlist", err.Error())
+		return diags
+	}
+	plan.ID = types.StringValue(allow.Name)
+	return diags
+}

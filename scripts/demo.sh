@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Applies (or destroys) examples/quickstart with the provider built from
+# source, with no registry and no network:
+#
+#   scripts/demo.sh BIN_DIR DEMO_DIR            # apply and print the outputs
+#   scripts/demo.sh BIN_DIR DEMO_DIR destroy    # tear everything down
+#
+# BIN_DIR holds terraform-provider-a2a. DEMO_DIR receives everything the demo
+# writes: a Terraform CLI config, a copy of the example with its Terraform
+# state, and the provider's agent records and logs. Nothing is written to the
+# source tree, the user's own Terraform CLI config or the home directory.
+set -euo pipefail
+
+usage() { echo "usage: $0 BIN_DIR DEMO_DIR [destroy]" >&2; exit 2; }
+[[ $# -eq 2 || ( $# -eq 3 && $3 == destroy ) ]] || usage
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin_dir="$(cd "$1" && pwd)"
+mkdir -p "$2"
+demo_dir="$(cd "$2" && pwd)"
+action="${3:-apply}"
+example="$root/examples/quickstart"
+work="$demo_dir/quickstart"
+provider_address="registry.terraform.io/a2a-terraform/a2a"
+
+command -v terraform >/dev/null || { echo "terraform is not on PATH: install it to run the demo" >&2; exit 1; }
+[[ -x "$bin_dir/terraform-provider-a2a" ]] || { echo "$bin_dir/terraform-provider-a2a is missing: run 'make build' first" >&2; exit 1; }
+
+# dev_overrides makes Terraform use the provider in BIN_DIR without
+# installing it, so neither 'terraform init' nor a registry is needed.
+cat >"$demo_dir/terraformrc" <<EOF
+provider_installation {
+  dev_overrides {
+    "$provider_address" = "$bin_dir"
+  }
+  direct {}
+}
+EOF
+
+# Only this script's terraform calls see these.
+tf() {
+  TF_CLI_CONFIG_FILE="$demo_dir/terraformrc" \
+    TF_DATA_DIR="$demo_dir/terraform-data" \
+    TF_IN_AUTOMATION=1 \
+    CHECKPOINT_DISABLE=1 \
+    terraform -chdir="$work" "$@"
+}
+
+# The greeter's env allowlist lets GREETING through; the agent host expands
+# it in the greeter's config when the agent starts.
+export GREETING="${GREETING:-Hello from make demo}"
+
+if [[ $action == destroy ]]; then
+  if [[ ! -f "$work/terraform.tfstate" ]]; then
+    echo "Nothing to destroy: no demo state in $work."
+    exit 0
+  fi
+  tf destroy -auto-approve -input=false
+  echo
+  echo "The demo agents are gone. Remove $demo_dir to forget the demo entirely."
+  exit 0
+fi
+
+# The example runs from a copy so that its Terraform state and the agents'
+# state dir (.a2a-state next to main.tf) stay in DEMO_DIR. The copy is
+# refreshed on every run, so edits to the example take effect.
+mkdir -p "$work"
+rm -f "$work"/*.tf "$work"/*.toml
+cp "$example"/*.tf "$example"/*.toml "$work/"
+
+tf apply -auto-approve -input=false
+
+# apply has printed the outputs: endpoints, card URLs and each card's skills.
+echo
+echo "The agents keep running: read a card with curl and one of the card URLs above."
+echo "Tear the demo down with: make demo-destroy"
