@@ -1,7 +1,5 @@
-// Package local is the runtime adapter that runs agents as detached OS
-// processes: `<executable> run --config <file>`, each in its own session,
-// recorded durably in the state dir so that later provider processes find
-// them again.
+//go:build linux
+
 package local
 
 import (
@@ -22,9 +20,6 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
-// DefaultStopGracePeriod is how long Stop waits after SIGTERM before SIGKILL.
-const DefaultStopGracePeriod = 10 * time.Second
-
 // startupWindow is how long Start watches a new agent: it returns as soon as
 // the card answers, fails if the agent exits meanwhile, and otherwise leaves
 // the rest of the wait to the caller.
@@ -35,17 +30,6 @@ const pollInterval = 5 * time.Millisecond
 
 // killWait bounds the wait for a process after SIGKILL.
 const killWait = 5 * time.Second
-
-// Options configure the local adapter.
-type Options struct {
-	// StateDir is the runtime core's state dir; required.
-	StateDir string
-	// Executable is run as `<Executable> run --config <file>`; default: the
-	// running executable, whose run subcommand is the agent host.
-	Executable string
-	// StopGracePeriod is the wait between SIGTERM and SIGKILL; default 10s.
-	StopGracePeriod time.Duration
-}
 
 // Runtime is the local adapter. It is safe for concurrent use, also by
 // several processes over one state dir.
