@@ -114,16 +114,23 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		a, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: []byte(plan.Config.ValueString()), Allowlist: allow})
+		raw := []byte(plan.Config.ValueString())
+		cfg, err := agentconfig.Parse(raw)
 		if err != nil {
 			resp.Diagnostics.Append(configDiags(err, allow)...)
 			return
 		}
-		if a.ID != id {
+		if cfg.ID() != id {
 			// ModifyPlan replaces an agent whose name changes; reaching
-			// here means the config was unknown at plan time.
+			// here means the config was unknown at plan time. Provisioning
+			// now would create an agent no state tracks.
 			resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent name changed during apply",
-				fmt.Sprintf("The agent id changed from %q to %q, which needs a new agent. Run terraform apply again to replace it.", id, a.ID))
+				fmt.Sprintf("The agent id changed from %q to %q, which needs a new agent. Run terraform apply again to replace it.", id, cfg.ID()))
+			return
+		}
+		if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow}); err != nil {
+			resp.Diagnostics.Append(configDiags(err, allow)...)
+			return
 		}
 		tflog.Info(ctx, "provisioned new agent config")
 	}
