@@ -56,9 +56,15 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 	if len(list) != agents {
 		t.Fatalf("List = %d agents, want %d", len(list), agents)
 	}
+	// Compared by id: engines spell the reference back differently (Podman
+	// as docker.io/library/<name>).
+	built, err := runtimes[0].cli.ImageInspect(testContext(t), ref)
+	if err != nil {
+		t.Fatalf("inspect the base image %s: %v", ref, err)
+	}
 	for _, a := range list {
-		if img := inspectAgent(t, runtimes[0], a.ID).Container.Config.Image; img != ref {
-			t.Errorf("agent %s runs image %s, want %s", a.ID, img, ref)
+		if img := inspectAgent(t, runtimes[0], a.ID).Container.Image; img != built.ID {
+			t.Errorf("agent %s runs image %s, want %s (%s)", a.ID, img, built.ID, ref)
 		}
 	}
 }

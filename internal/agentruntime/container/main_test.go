@@ -41,6 +41,9 @@ func missing(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
+// The tests, and the docker CLI they call, use the engine DOCKER_HOST names
+// (Docker's socket or Podman's, as scripts/podman-engine.sh starts it), else
+// the platform default.
 var engineCheck = sync.OnceValue(func() error {
 	cli, err := client.New(client.FromEnv)
 	if err != nil {

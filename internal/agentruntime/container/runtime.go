@@ -211,13 +211,14 @@ func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.Con
 	id := c.Config.Labels[labelAgentID]
 	raw, ok := envValue(c.Config.Env, ConfigEnvVar)
 	port, perr := strconv.Atoi(c.Config.Labels[labelPort])
+	image := c.Config.Labels[labelImage]
 	cfg, err := agentconfig.Parse([]byte(raw))
-	if !ok || perr != nil || err != nil {
+	if !ok || perr != nil || err != nil || image == "" {
 		return client.ContainerCreateOptions{}, agentruntime.Errorf(agentruntime.KindBackend, "start", id, errors.Join(perr, err),
-			"container %s lacks a usable agent config or port label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
+			"container %s lacks a usable agent config, port label or image label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
 	}
 	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]),
-		allowlist: c.Config.Labels[labelEnvAllowlist], image: c.Config.Image, port: port}
+		allowlist: c.Config.Labels[labelEnvAllowlist], image: image, port: port}
 	return r.createOptions(b), nil
 }
 

@@ -38,6 +38,10 @@ const (
 	labelConfigSHA   = "a2a.config-sha256"
 	labelPort        = "a2a.port"
 	labelInjectedEnv = "a2a.injected-env"
+	// labelImage is the image as the adapter named it: engines report it
+	// back differently (Podman as docker.io/library/<name>), and a
+	// recreated container must carry the same reference.
+	labelImage = "a2a.image"
 	// labelEnvAllowlist names the allowlist the agent was provisioned with,
 	// so that an imported agent reads it back.
 	labelEnvAllowlist = "a2a.env-allowlist"
@@ -101,6 +105,7 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 			labelAgentName:    b.cfg.Agent.Name,
 			labelConfigSHA:    b.cfg.SHA256(),
 			labelPort:         strconv.Itoa(b.port),
+			labelImage:        b.image,
 			labelInjectedEnv:  strings.Join(b.injected, ","),
 			labelEnvAllowlist: b.allowlist,
 			labelDeliveredEnv: strings.Join(delivered, ","),
@@ -136,6 +141,9 @@ func (r *Runtime) harden(host *containertypes.HostConfig) {
 	if h.NoNewPrivileges {
 		host.SecurityOpt = []string{"no-new-privileges:true"}
 	}
+	// No limit is asked for explicitly: Podman gives a container created
+	// without one its own default limit, and -1 is unlimited for both.
+	host.PidsLimit = pointer(int64(-1))
 	if h.PidsLimit > 0 {
 		host.PidsLimit = pointer(h.PidsLimit)
 	}
