@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -15,6 +16,17 @@ import (
 
 // WellKnownPath is where an agent publishes its card.
 const WellKnownPath = "/.well-known/agent-card.json"
+
+// CardURL returns where the agent whose JSON-RPC endpoint is endpoint
+// publishes its card: the well-known path below the endpoint's own path,
+// so that "http://h:1/" and "http://h:1" name the same card.
+func CardURL(endpoint string) string {
+	u, err := url.JoinPath(endpoint, WellKnownPath)
+	if err != nil {
+		return strings.TrimRight(endpoint, "/") + WellKnownPath
+	}
+	return u
+}
 
 // ProvenanceExtensionURI identifies the card extension that names the agent
 // config a card was derived from. Its params hold "configSha256", the hex

@@ -146,7 +146,7 @@ func (m *agentCardModel) derive(diags *diag.Diagnostics) []byte {
 		return nil
 	}
 	m.ID = types.StringValue(cfg.SHA256())
-	m.CardURL = types.StringValue(strings.TrimRight(endpoint, "/") + card.WellKnownPath)
+	m.CardURL = types.StringValue(card.CardURL(endpoint))
 	return raw
 }
 

@@ -29,6 +29,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // Runtime runs agents as containers. It is safe for concurrent use, and
@@ -373,7 +374,7 @@ func (r *Runtime) agent(ctx context.Context, cfg *containertypes.Config, contain
 	if raw, ok := envValue(cfg.Env, ConfigEnvVar); ok {
 		a.Config = []byte(raw)
 	}
-	a.CardURL = a.Endpoint + "/.well-known/agent-card.json"
+	a.CardURL = card.CardURL(a.Endpoint)
 	switch state {
 	case containertypes.StateCreated:
 		a.Health = agentruntime.HealthProvisioned

@@ -75,7 +75,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	}
 	a := &rec.agent
 	a.ID, a.Name, a.Port, a.Endpoint = id, p.Config.Agent.Name, port, endpoint
-	a.CardURL = endpoint + card.WellKnownPath
+	a.CardURL = card.CardURL(endpoint)
 	a.ConfigSHA256 = p.Config.SHA256()
 	a.InjectedEnv = p.InjectedEnv
 	a.Config = slices.Clone(spec.Config)
