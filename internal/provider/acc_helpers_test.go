@@ -6,19 +6,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // accTest is one acceptance test's private world: its own state dir, its
@@ -27,7 +32,9 @@ type accTest struct {
 	t        *testing.T
 	stateDir string
 	workDir  string
-	pids     map[int]bool
+	// mu guards pids, recorded into by terraform runs that go on at once.
+	mu   sync.Mutex
+	pids map[int]bool
 	// adapterBlock is the provider block's adapter block; empty selects
 	// the local adapter by default.
 	adapterBlock string
@@ -85,9 +92,22 @@ func (a *accTest) recordPID() resource.TestCheckFunc {
 		if processGone(pid) {
 			return fmt.Errorf("agent process %d is not running", pid)
 		}
-		a.pids[pid] = true
+		a.rememberPID(pid)
 		return nil
 	})
+}
+
+func (a *accTest) rememberPID(pid int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pids[pid] = true
+}
+
+// seenPIDs returns every agent process recorded so far.
+func (a *accTest) seenPIDs() []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Collect(maps.Keys(a.pids))
 }
 
 // processGone reports whether pid names no live process; a zombie awaiting
@@ -101,46 +121,40 @@ func processGone(pid int) bool {
 	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
 }
 
-// checkNothingLeft is a CheckDestroy: no agent in the runtime, no file of
-// the local adapter left in the state dir, and every agent process seen
+// checkNothingLeft is a CheckDestroy: no agent in the runtime, nothing of
+// any agent left anywhere in the state dir, and every agent process seen
 // during the test gone.
 func (a *accTest) checkNothingLeft(*terraform.State) error {
-	rt, err := local.New(local.Options{StateDir: a.stateDir})
-	if err != nil {
-		return err
-	}
-	agents, err := rt.List(context.Background())
+	agents, err := a.listAgents()
 	if err != nil {
 		return err
 	}
 	if len(agents) > 0 {
 		return fmt.Errorf("destroy left %d agents in the runtime, first %q", len(agents), agents[0].ID)
 	}
-	var left []string
-	err = filepath.WalkDir(filepath.Join(a.stateDir, "local"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if os.IsNotExist(err) {
-				return nil
-			}
-			return err
-		}
-		if !d.IsDir() {
-			left = append(left, p)
-		}
-		return nil
-	})
+	left, err := statedirtest.Leftovers(a.stateDir)
 	if err != nil {
 		return err
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("destroy left files behind: %s", strings.Join(left, ", "))
+		return fmt.Errorf("destroy left files behind in %s: %s", a.stateDir, strings.Join(left, ", "))
 	}
-	for pid := range a.pids {
+	for _, pid := range a.seenPIDs() {
 		if !waitGone(pid) {
 			return fmt.Errorf("agent process %d still runs after destroy", pid)
 		}
 	}
 	return nil
+}
+
+// listAgents lists the agents of the state dir, as a provider process of
+// its own would.
+func (a *accTest) listAgents() ([]agentruntime.Agent, error) {
+	rt, err := local.New(local.Options{StateDir: a.stateDir})
+	if err != nil {
+		return nil, err
+	}
+	return rt.List(context.Background())
 }
 
 // waitGone gives a stopped process a moment to be reaped.

@@ -121,7 +121,7 @@ func TestAccAgent_lifecycle(t *testing.T) {
 
 // checkAllStopped verifies that every agent process seen so far has exited.
 func (a *accTest) checkAllStopped(*terraform.State) error {
-	for pid := range a.pids {
+	for _, pid := range a.seenPIDs() {
 		if !waitGone(pid) {
 			return fmt.Errorf("agent process %d still runs", pid)
 		}
@@ -132,11 +132,7 @@ func (a *accTest) checkAllStopped(*terraform.State) error {
 // checkOnlyAgents verifies the runtime holds exactly the given agents.
 func (a *accTest) checkOnlyAgents(ids ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		rt, err := local.New(local.Options{StateDir: a.stateDir})
-		if err != nil {
-			return err
-		}
-		agents, err := rt.List(context.Background())
+		agents, err := a.listAgents()
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 var bg = context.Background()
@@ -486,5 +487,65 @@ func TestConcurrentProvisioners(t *testing.T) {
 		}
 		ports[a.Port] = a.ID
 		waitHealthy(t, rt, a.ID)
+	}
+}
+
+// TestDeprovisionLeavesNothing removes agents in each state a destroy may
+// find them in, also by two provider processes at once, and checks that
+// nothing of them is left anywhere in the state dir, lock files included.
+func TestDeprovisionLeavesNothing(t *testing.T) {
+	start := func(t *testing.T, rt *Runtime, id string) {
+		if err := rt.Start(bg, id); err != nil {
+			t.Fatal(err)
+		}
+		waitHealthy(t, rt, id)
+	}
+	tests := []struct {
+		name     string
+		prepare  func(t *testing.T, rt *Runtime, id string)
+		removers int
+	}{
+		{"never started", func(*testing.T, *Runtime, string) {}, 1},
+		{"running", start, 1},
+		{"stopped", func(t *testing.T, rt *Runtime, id string) {
+			start(t, rt, id)
+			if err := rt.Stop(bg, id); err != nil {
+				t.Fatal(err)
+			}
+		}, 1},
+		{"crashed", func(t *testing.T, rt *Runtime, id string) {
+			start(t, rt, id)
+			a, err := rt.Get(bg, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			killAndWait(t, a.Instance)
+		}, 1},
+		{"running, removed by two runtimes at once", start, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rt := newRuntime(t, dir)
+			a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Leaving", "")})
+			tt.prepare(t, rt, a.ID)
+			var wg sync.WaitGroup
+			for range tt.removers {
+				remover := newRuntime(t, dir)
+				wg.Go(func() {
+					if err := remover.Deprovision(bg, a.ID); err != nil {
+						t.Errorf("Deprovision: %v", err)
+					}
+				})
+			}
+			wg.Wait()
+			left, err := statedirtest.Leftovers(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(left) > 0 {
+				t.Errorf("Deprovision left %s in the state dir", strings.Join(left, ", "))
+			}
+		})
 	}
 }

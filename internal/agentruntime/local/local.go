@@ -171,12 +171,12 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 	if _, err := r.load(op, id); err != nil {
 		return err // before any lock file is made for an unknown id
 	}
-	unlock, err := r.lockAgent(ctx, op, id)
+	lock, err := r.lockAgent(ctx, op, id)
 	if err != nil {
 		return err
 	}
 	rec, exited, err := r.spawnLocked(ctx, id)
-	unlock()
+	lock.Unlock()
 	if err != nil {
 		return err
 	}
@@ -299,11 +299,11 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 
 // forget clears the record's process if it is still the one given.
 func (r *Runtime) forget(ctx context.Context, op, id string, pid int, start uint64) error {
-	unlock, err := r.lockAgent(ctx, op, id)
+	lock, err := r.lockAgent(ctx, op, id)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	rec, err := r.load(op, id)
 	if errors.Is(err, agentruntime.ErrNotFound) {
 		return nil
@@ -456,7 +456,8 @@ func (r *Runtime) Logs(_ context.Context, id string, tail int) ([]string, error)
 	return lines, nil
 }
 
-// Deprovision stops the agent and removes its record, config and log.
+// Deprovision stops the agent and removes its record, config, log and lock
+// file.
 func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	const op = "deprovision"
 	if err := r.Stop(ctx, id); err != nil {
@@ -465,14 +466,20 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		}
 		return err
 	}
-	unlock, err := r.lockAll(ctx, op, id)
+	unlockDir, err := r.lockDir(ctx, op, id)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer unlockDir()
+	lock, err := r.lockAgent(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	rec, err := r.load(op, id)
 	if errors.Is(err, agentruntime.ErrNotFound) {
-		return nil
+		// Removed meanwhile by another run, whose lock file this one remade.
+		return r.removeLock(op, id, lock)
 	}
 	if err != nil {
 		return err
@@ -485,6 +492,15 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		if err := r.dir.Remove(f); err != nil {
 			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 		}
+	}
+	return r.removeLock(op, id, lock)
+}
+
+// removeLock deletes the lock file of agent id, gone for good, and
+// releases it.
+func (r *Runtime) removeLock(op, id string, lock *statedir.KeyLock) error {
+	if err := lock.Remove(); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return nil
 }

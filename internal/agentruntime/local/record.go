@@ -11,6 +11,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
 // Layout of the adapter's part of the state dir.
@@ -148,26 +149,35 @@ func (r *Runtime) loadAll(op string) ([]*record, error) {
 
 // lockAll takes the state dir lock and the lock of agent id (if any) for op.
 func (r *Runtime) lockAll(ctx context.Context, op, id string) (func(), error) {
-	unlockDir, err := r.dir.Lock(ctx)
+	unlockDir, err := r.lockDir(ctx, op, id)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return nil, err
 	}
 	if id == "" {
 		return unlockDir, nil
 	}
-	unlockAgent, err := r.lockAgent(ctx, op, id)
+	agent, err := r.lockAgent(ctx, op, id)
 	if err != nil {
 		unlockDir()
 		return nil, err
 	}
-	return func() { unlockAgent(); unlockDir() }, nil
+	return func() { agent.Unlock(); unlockDir() }, nil
 }
 
-// lockAgent takes the lock of agent id's record for op.
-func (r *Runtime) lockAgent(ctx context.Context, op, id string) (func(), error) {
-	unlock, err := r.dir.LockKey(ctx, "agent-"+id)
+// lockDir takes the state dir lock for op on agent id.
+func (r *Runtime) lockDir(ctx context.Context, op, id string) (func(), error) {
+	unlock, err := r.dir.Lock(ctx)
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return unlock, nil
+}
+
+// lockAgent takes the lock of agent id's record for op.
+func (r *Runtime) lockAgent(ctx context.Context, op, id string) (*statedir.KeyLock, error) {
+	lock, err := r.dir.LockKey(ctx, "agent-"+id)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	return lock, nil
 }

@@ -4,7 +4,6 @@
 package statedir
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,9 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // EnvVar overrides the default location of the state dir.
@@ -23,10 +19,6 @@ const EnvVar = "A2A_STATE_DIR"
 
 // appName names the directory under the user's state home.
 const appName = "terraform-provider-a2a"
-
-// lockRetry is how often a process waiting for another's lock tries again;
-// lock holders only read and write small files, so waits are short.
-const lockRetry = 5 * time.Millisecond
 
 // Default returns the state dir to use when the provider block names none:
 // $A2A_STATE_DIR, else $XDG_STATE_HOME/terraform-provider-a2a, else
@@ -107,61 +99,6 @@ func (d *Dir) MkdirAll(rel string) error {
 // Join returns the absolute path of rel inside the state dir.
 func (d *Dir) Join(rel ...string) string {
 	return filepath.Join(append([]string{d.path}, rel...)...)
-}
-
-// Lock waits, until ctx ends, for exclusive use of the whole state dir
-// among all goroutines and processes that lock it, and returns the function
-// that releases it.
-func (d *Dir) Lock(ctx context.Context) (unlock func(), err error) {
-	return d.lock(ctx, ".lock")
-}
-
-// LockKey is Lock for one key (such as one agent's record), so that work
-// on different keys goes on in parallel. A caller that needs both takes
-// Lock first. The key must be usable as a file name.
-func (d *Dir) LockKey(ctx context.Context, key string) (unlock func(), err error) {
-	if key == "" || strings.ContainsAny(key, "/\\") || strings.HasPrefix(key, ".") {
-		return nil, fmt.Errorf("lock key %q is not a plain file name", key)
-	}
-	if err := d.MkdirAll(".locks"); err != nil {
-		return nil, err
-	}
-	return d.lock(ctx, filepath.Join(".locks", key+".lock"))
-}
-
-func (d *Dir) turn(rel string) chan struct{} {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.turns[rel]
-	if !ok {
-		t = make(chan struct{}, 1)
-		d.turns[rel] = t
-	}
-	return t
-}
-
-func (d *Dir) lock(ctx context.Context, rel string) (func(), error) {
-	turn := d.turn(rel)
-	select {
-	case turn <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for state dir lock %s: %w", d.Join(rel), ctx.Err())
-	}
-	// A fresh flock per acquisition: one flock.Flock is a single open file,
-	// and locks on it do not exclude each other.
-	fl := flock.New(d.Join(rel), flock.SetPermissions(0o600))
-	ok, err := fl.TryLockContext(ctx, lockRetry)
-	if err != nil || !ok {
-		<-turn
-		if err == nil {
-			err = ctx.Err()
-		}
-		return nil, fmt.Errorf("wait for state dir lock %s (another terraform run may hold it): %w", d.Join(rel), err)
-	}
-	return func() {
-		_ = fl.Close()
-		<-turn
-	}, nil
 }
 
 // WriteFile replaces rel with data atomically: readers see the old file or

@@ -245,16 +245,16 @@ func TestLockKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlockA, err := d.LockKey(context.Background(), "agent-a")
+	lockA, err := d.LockKey(context.Background(), "agent-a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer unlockA()
-	unlockB, err := d.LockKey(context.Background(), "agent-b")
+	defer lockA.Unlock()
+	lockB, err := d.LockKey(context.Background(), "agent-b")
 	if err != nil {
 		t.Fatalf("another key is blocked: %v", err)
 	}
-	unlockB()
+	lockB.Unlock()
 	unlockAll, err := d.Lock(context.Background())
 	if err != nil {
 		t.Fatalf("the state dir lock is blocked by a key lock: %v", err)

@@ -1,0 +1,148 @@
+package statedir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// lockRetry is how often a process waiting for another's lock tries again;
+// lock holders only read and write small files, so waits are short.
+const lockRetry = 5 * time.Millisecond
+
+// Lock waits, until ctx ends, for exclusive use of the whole state dir
+// among all goroutines and processes that lock it, and returns the function
+// that releases it.
+func (d *Dir) Lock(ctx context.Context) (unlock func(), err error) {
+	return d.lock(ctx, ".lock")
+}
+
+// KeyLock is a held lock on one key. It belongs to the goroutine that took
+// it.
+type KeyLock struct {
+	path string
+	// release is nil once the lock is released.
+	release func()
+}
+
+// LockKey is Lock for one key (such as one agent's record), so that work
+// on different keys goes on in parallel. A caller that needs both takes
+// Lock first. The key must be usable as a file name.
+func (d *Dir) LockKey(ctx context.Context, key string) (*KeyLock, error) {
+	if key == "" || strings.ContainsAny(key, "/\\") || strings.HasPrefix(key, ".") {
+		return nil, fmt.Errorf("lock key %q is not a plain file name", key)
+	}
+	if err := d.MkdirAll(".locks"); err != nil {
+		return nil, err
+	}
+	rel := filepath.Join(".locks", key+".lock")
+	release, err := d.lock(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	return &KeyLock{path: d.Join(rel), release: release}, nil
+}
+
+// Unlock releases the lock; once released, it does nothing, so it may be
+// deferred ahead of a Remove.
+func (l *KeyLock) Unlock() {
+	if l.release != nil {
+		l.release()
+		l.release = nil
+	}
+}
+
+// Remove deletes the key's lock file, for a key whose subject is gone for
+// good, and releases the lock. The file goes while the lock is still held;
+// whoever was waiting on it then finds that the file it locked is no longer
+// the key's and waits on the key's new file instead, so two holders never
+// overlap.
+func (l *KeyLock) Remove() error {
+	if l.release == nil {
+		return fmt.Errorf("lock %s was released before its file was removed; remove it while holding the lock", l.path)
+	}
+	err := os.Remove(l.path)
+	l.Unlock()
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove lock file %s: %w", l.path, err)
+	}
+	return nil
+}
+
+func (d *Dir) turn(rel string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.turns[rel]
+	if !ok {
+		t = make(chan struct{}, 1)
+		d.turns[rel] = t
+	}
+	return t
+}
+
+func (d *Dir) lock(ctx context.Context, rel string) (func(), error) {
+	turn := d.turn(rel)
+	select {
+	case turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for state dir lock %s: %w", d.Join(rel), ctx.Err())
+	}
+	fl, err := lockFile(ctx, d.Join(rel))
+	if err != nil {
+		<-turn
+		return nil, err
+	}
+	return func() {
+		_ = fl.Close()
+		<-turn
+	}, nil
+}
+
+// lockFile locks the file at path, waiting until ctx ends. A lock on a
+// file that was removed or replaced meanwhile (see KeyLock.Remove) excludes
+// no one, so it is let go and the file now at path locked instead.
+func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
+	for {
+		// A fresh flock per attempt: one flock.Flock is a single open file,
+		// and locks on it do not exclude each other.
+		fl := flock.New(path, flock.SetPermissions(0o600))
+		ok, err := fl.TryLockContext(ctx, lockRetry)
+		if err == nil && !ok {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("wait for state dir lock %s (another terraform run may hold it): %w", path, err)
+		}
+		current, err := stillAt(fl, path)
+		if current {
+			return fl, nil
+		}
+		_ = fl.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// stillAt reports whether path still names the file fl has locked.
+func stillAt(fl *flock.Flock, path string) (bool, error) {
+	locked, err := fl.Stat()
+	if err != nil {
+		return false, fmt.Errorf("state dir lock %s: %w", path, err)
+	}
+	named, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("state dir lock %s: %w", path, err)
+	}
+	return os.SameFile(locked, named), nil
+}
