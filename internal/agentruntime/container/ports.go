@@ -2,8 +2,8 @@ package container
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +25,7 @@ var (
 // at start, with a clear error.
 const remotePortLow, remotePortHigh = 30000, 40000
 
-// portAttempts bounds the search for a free port.
+// portAttempts bounds the search for a free port on a remote engine.
 const portAttempts = 64
 
 // allocatePort chooses a host port for a new agent, once: it is kept in the
@@ -37,35 +37,30 @@ func (r *Runtime) allocatePort(ctx context.Context) (int, error) {
 	}
 	reservedMu.Lock()
 	defer reservedMu.Unlock()
-	for range portAttempts {
-		port, err := r.candidatePort(ctx)
-		if err != nil {
-			return 0, agentruntime.Errorf(agentruntime.KindBackend, "allocate port", "", err,
-				"no free port on %s; free some ports or set [server] http_port in the agent config", r.opts.AdvertiseHost)
-		}
-		if taken[port] || reservedPorts[port] {
-			continue
-		}
-		reservedPorts[port] = true
-		return port, nil
+	held := func(port int) bool { return taken[port] || reservedPorts[port] }
+	port, err := r.candidatePort(ctx, held)
+	if err != nil {
+		return 0, agentruntime.Errorf(agentruntime.KindBackend, "allocate port", "", err,
+			"no free port on %s; free some ports or set [server] http_port in the agent config", r.opts.AdvertiseHost)
 	}
-	return 0, agentruntime.Errorf(agentruntime.KindBackend, "allocate port", "", nil,
-		"no free port found on %s after %d tries; set [server] http_port in the agent config", r.opts.AdvertiseHost, portAttempts)
+	reservedPorts[port] = true
+	return port, nil
 }
 
-// candidatePort asks the kernel for a free port when the engine publishes
-// on this machine, and draws one at random otherwise.
-func (r *Runtime) candidatePort(ctx context.Context) (int, error) {
-	if !r.engineIsLocal() {
-		return remotePortLow + rand.IntN(remotePortHigh-remotePortLow), nil
+// candidatePort finds a port that binds now, outside the kernel's
+// ephemeral range, when the engine publishes on this machine, so that no
+// outgoing connection takes a stopped agent's port; for a remote engine,
+// whose free ports cannot be asked from here, it draws one at random.
+func (r *Runtime) candidatePort(ctx context.Context, held func(int) bool) (int, error) {
+	if r.engineIsLocal() {
+		return agentruntime.FreePort(ctx, r.opts.publishAddr().String(), held)
 	}
-	var lc net.ListenConfig
-	l, err := lc.Listen(ctx, "tcp", net.JoinHostPort(r.opts.publishAddr().String(), "0"))
-	if err != nil {
-		return 0, err
+	for range portAttempts {
+		if port := remotePortLow + rand.IntN(remotePortHigh-remotePortLow); !held(port) {
+			return port, nil
+		}
 	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, fmt.Errorf("every one of %d ports drawn from %d-%d is kept for another agent", portAttempts, remotePortLow, remotePortHigh)
 }
 
 func (r *Runtime) engineIsLocal() bool {

@@ -15,9 +15,12 @@ package container
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -125,19 +128,21 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	want := r.createOptions(b)
-	if existing != nil {
-		if unchanged(existing, want) {
-			return r.agent(ctx, existing.Config, existing.ID, existing.State.Status), nil
-		}
-		if err := r.remove(ctx, "provision", id, existing.ID); err != nil {
-			return agentruntime.Agent{}, err
-		}
+	var created string
+	switch {
+	case existing == nil:
+		created, err = r.create(ctx, "provision", id, want)
+	case unchanged(existing, want):
+		return r.agent(ctx, existing), nil
+	default:
+		created, err = r.replace(ctx, "provision", id, existing, want)
 	}
-	created, err := r.create(ctx, "provision", id, want)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, want.Config, created, containertypes.StateCreated), nil
+	return r.agent(ctx, &containertypes.InspectResponse{
+		ID: created, Config: want.Config, State: &containertypes.State{Status: containertypes.StateCreated},
+	}), nil
 }
 
 func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string, error) {
@@ -179,7 +184,14 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if c.State.Running {
+	switch {
+	case restarting(c):
+		// The engine keeps restarting an agent that exits; it stops here so
+		// that it starts afresh, in a new container if anything changed.
+		if err := r.stop(ctx, op, id); err != nil {
+			return err
+		}
+	case c.State.Running:
 		return agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "the agent is already running (container %s)", shortID(c.ID))
 	}
 	containerID := c.ID
@@ -188,10 +200,7 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 		return err
 	}
 	if !unchanged(c, want) {
-		if err := r.remove(ctx, op, id, c.ID); err != nil {
-			return err
-		}
-		if containerID, err = r.create(ctx, op, id, want); err != nil {
+		if containerID, err = r.replace(ctx, op, id, c, want); err != nil {
 			return err
 		}
 	}
@@ -263,7 +272,7 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, c.Config, c.ID, c.State.Status), nil
+	return r.agent(ctx, c), nil
 }
 
 // Recover finds the agents of earlier processes by their labels; the engine
@@ -307,8 +316,7 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 				errs[i] = agentruntime.Errorf(agentruntime.KindBackend, op, item.Labels[labelAgentID], nil,
 					"the engine at %s returned an incomplete container record", r.engine.Host)
 			default:
-				c := res.Container
-				agents[i], found[i] = r.agent(ctx, c.Config, c.ID, c.State.Status), true
+				agents[i], found[i] = r.agent(ctx, &res.Container), true
 			}
 		})
 	}
@@ -335,7 +343,14 @@ func (r *Runtime) listContainers(ctx context.Context, op string) ([]containertyp
 	if err != nil {
 		return nil, r.engineError(op, "", err)
 	}
-	return res.Items, nil
+	// A container renamed aside while being replaced is not the agent.
+	agents := res.Items[:0]
+	for _, c := range res.Items {
+		if slices.Contains(c.Names, "/"+r.containerName(c.Labels[labelAgentID])) {
+			agents = append(agents, c)
+		}
+	}
+	return agents, nil
 }
 
 // Deprovision stops the agent gracefully and removes its container; the
@@ -347,19 +362,31 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err
 	}
 	defer unlock()
-	if err := r.stop(ctx, op, id); err != nil {
-		if agentruntime.IsKind(err, agentruntime.KindNotFound) {
-			return nil
-		}
+	if err := r.stop(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return err
 	}
-	return r.remove(ctx, op, id, r.containerName(id))
+	// By label, so that a container renamed aside by a replace that was cut
+	// short goes with its agent.
+	res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{
+		All: true,
+		Filters: client.Filters{}.
+			Add("label", labelManagedBy+"="+managedByValue, labelScope+"="+r.opts.Scope, labelAgentID+"="+id),
+	})
+	if err != nil {
+		return r.engineError(op, id, err)
+	}
+	for _, c := range res.Items {
+		if err := r.remove(ctx, op, id, c.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // agent is the runtime's view of a container, read from its labels and
 // environment; running ones are probed.
-func (r *Runtime) agent(ctx context.Context, cfg *containertypes.Config, containerID string, state containertypes.ContainerState) agentruntime.Agent {
-	labels := cfg.Labels
+func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) agentruntime.Agent {
+	labels := c.Config.Labels
 	port, _ := strconv.Atoi(labels[labelPort])
 	a := agentruntime.Agent{
 		ID:           labels[labelAgentID],
@@ -370,24 +397,46 @@ func (r *Runtime) agent(ctx context.Context, cfg *containertypes.Config, contain
 		InjectedEnv:  splitList(labels[labelInjectedEnv]),
 		EnvAllowlist: labels[labelEnvAllowlist],
 	}
+	if advertised, ok := envValue(c.Config.Env, AdvertisedURLEnvVar); ok {
+		a.Endpoint = advertised
+	}
 	// The config as provisioned; a container that lost it reads back none.
-	if raw, ok := envValue(cfg.Env, ConfigEnvVar); ok {
+	if raw, ok := envValue(c.Config.Env, ConfigEnvVar); ok {
 		a.Config = []byte(raw)
 	}
 	a.CardURL = card.CardURL(a.Endpoint)
-	switch state {
-	case containertypes.StateCreated:
+	switch state := c.State.Status; {
+	case restarting(c):
+		// An agent the engine restarts after each exit is not running: it
+		// fails at start, and its logs say why.
+		a.Health = agentruntime.HealthStopped
+	case state == containertypes.StateCreated && labels[labelStarted] == "":
 		a.Health = agentruntime.HealthProvisioned
-	case containertypes.StateRunning, containertypes.StateRestarting, containertypes.StatePaused:
-		a.Running, a.Instance = true, containerID
+	case state == containertypes.StateRunning || state == containertypes.StatePaused:
+		a.Running, a.Instance = true, c.ID
 		a.Health = agentruntime.HealthUnhealthy
-		if state == containertypes.StateRunning && agentruntime.ProbeCard(ctx, a.CardURL) {
+		// The advertised URL may lead through a proxy this machine cannot
+		// reach, so the card is probed where the engine publishes it.
+		if state == containertypes.StateRunning && agentruntime.ProbeCard(ctx, card.CardURL(r.opts.endpoint(port))) {
 			a.Health = agentruntime.HealthHealthy
 		}
 	default:
 		a.Health = agentruntime.HealthStopped
 	}
 	return a
+}
+
+// restarting reports whether the engine is restarting the container after
+// it exited: Docker says so, Podman shows a failed exit with restarts.
+func restarting(c *containertypes.InspectResponse) bool {
+	st := c.State
+	return st.Restarting || (!st.Running && st.ExitCode != 0 && c.RestartCount > 0)
+}
+
+// wasStarted reports whether the agent ever ran, in this container or in
+// one it replaced.
+func wasStarted(c *containertypes.InspectResponse) bool {
+	return c.State.Status != containertypes.StateCreated || c.Config.Labels[labelStarted] != ""
 }
 
 // inspect returns the agent's container, or a NotFound error that tells
@@ -425,6 +474,39 @@ func (r *Runtime) create(ctx context.Context, op, id string, want client.Contain
 	default:
 		return "", r.engineError(op, id, err)
 	}
+}
+
+// replace creates want in place of the agent's container old. Old is
+// renamed aside first and removed only once want exists, so that a create
+// the engine refuses (a missing network or image, a name taken) leaves the
+// agent as it was. The new container remembers whether the agent ever ran.
+func (r *Runtime) replace(ctx context.Context, op, id string, old *containertypes.InspectResponse, want client.ContainerCreateOptions) (string, error) {
+	if wasStarted(old) {
+		want.Config.Labels[labelStarted] = "true"
+	}
+	aside := want.Name + "-replaced-" + randomSuffix()
+	if _, err := r.cli.ContainerRename(ctx, old.ID, client.ContainerRenameOptions{NewName: aside}); err != nil {
+		return "", r.engineError(op, id, err)
+	}
+	created, err := r.create(ctx, op, id, want)
+	if err != nil {
+		if _, rerr := r.cli.ContainerRename(ctx, old.ID, client.ContainerRenameOptions{NewName: want.Name}); rerr != nil {
+			return "", errors.Join(err, agentruntime.Errorf(agentruntime.KindBackend, op, id, rerr,
+				"the agent's container %s is left named %q on the engine at %s: rename it back to %q (docker rename), then apply again",
+				shortID(old.ID), aside, r.engine.Host, want.Name))
+		}
+		return "", err
+	}
+	if err := r.remove(ctx, op, id, old.ID); err != nil {
+		return "", err
+	}
+	return created, nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // remove force-removes a container; one already gone is success.

@@ -49,6 +49,10 @@ const (
 	// the container was created, so that a variable unset since then also
 	// calls for a new container.
 	labelDeliveredEnv = "a2a.delivered-env"
+	// labelStarted marks a container that replaced one of an agent that had
+	// run, so that it reads stopped, not provisioned, until started. It is
+	// set after the spec digest, which it does not enter.
+	labelStarted = "a2a.started"
 	// labelSpecSHA digests everything of the container but env values, so
 	// that provisioning an unchanged agent keeps its container.
 	labelSpecSHA = "a2a.spec-sha256"
@@ -90,7 +94,7 @@ func (b blueprint) environment(advertisedURL string) (env, delivered []string) {
 
 // createOptions builds the engine request for b under the runtime's options.
 func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
-	advertised := r.opts.endpoint(b.port)
+	advertised := r.advertisedURL(b)
 	env, delivered := b.environment(advertised)
 	cfg := &containertypes.Config{
 		Image:        b.image,
@@ -112,9 +116,13 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 		},
 	}
 	if b.cfg.Runtime.Image == "" {
-		// The built-in host: flags override the config's [server] table.
-		cfg.Cmd = []string{"--config-env", ConfigEnvVar, "--host", "0.0.0.0",
-			"--port", strconv.Itoa(containerPort), "--advertised-url", advertised}
+		// The built-in host: flags override the config's [server] table. An
+		// advertised_url the config sets is left to the host, which expands
+		// any variable in it from the container's environment.
+		cfg.Cmd = []string{"--config-env", ConfigEnvVar, "--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+		if b.cfg.Server.AdvertisedURL == "" {
+			cfg.Cmd = append(cfg.Cmd, "--advertised-url", advertised)
+		}
 	}
 	host := &containertypes.HostConfig{
 		NetworkMode:   containertypes.NetworkMode(r.opts.Network),
@@ -127,6 +135,15 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 	r.harden(host)
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
 	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}
+}
+
+// advertisedURL is the config's [server] advertised_url, set for an agent
+// behind a proxy, else where the engine publishes the agent.
+func (r *Runtime) advertisedURL(b blueprint) string {
+	if u := b.cfg.Server.AdvertisedURL; u != "" {
+		return u
+	}
+	return r.opts.endpoint(b.port)
 }
 
 func (r *Runtime) harden(host *containertypes.HostConfig) {
