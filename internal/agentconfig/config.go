@@ -7,9 +7,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -139,8 +137,8 @@ func Parse(raw []byte) (*Config, error) {
 	cfg.raw = append([]byte(nil), raw...)
 	cfg.digest = sha256.Sum256(raw)
 	cfg.applyDefaults()
-	if problems := cfg.validate(raw); len(problems) > 0 {
-		return nil, &Error{Problems: problems}
+	if err := cfg.validate(); err != nil {
+		return nil, err
 	}
 	return &cfg, nil
 }
@@ -154,133 +152,4 @@ func (c *Config) applyDefaults() {
 			c.Skills[i].Name = c.Skills[i].ID
 		}
 	}
-}
-
-func (c *Config) validate(raw []byte) []Problem {
-	var problems []Problem
-	add := func(key, msg string) {
-		p := Problem{Key: key, Message: msg}
-		p.Line, p.Column = locate(raw, key)
-		problems = append(problems, p)
-	}
-	switch {
-	case strings.TrimSpace(c.Agent.Name) == "":
-		add("agent.name", "agent.name is required")
-	case HasReference(c.Agent.Name):
-		add("agent.name", "agent.name must be literal: it names the agent id, which must be known before the agent starts")
-	case Slug(c.Agent.Name) == "":
-		add("agent.name", fmt.Sprintf("agent.name %q has no letters or digits to form an agent id from", c.Agent.Name))
-	}
-	if p := c.Server.HTTPPort; p < 0 || p > 65535 {
-		add("server.http_port", fmt.Sprintf("server.http_port %d is not a TCP port (1-65535, or omit it to let the runtime choose)", p))
-	}
-	switch c.Handler.Type {
-	case HandlerEcho:
-	case HandlerLLM:
-		if c.Handler.LLM == nil || c.Handler.LLM.BaseURL == "" || c.Handler.LLM.Model == "" {
-			add("handler.llm", `handler type "llm" needs [handler.llm] with base_url and model`)
-		}
-	default:
-		add("handler.type", fmt.Sprintf("handler.type %q is not one of %q, %q", c.Handler.Type, HandlerEcho, HandlerLLM))
-	}
-	seen := map[string]bool{}
-	for i, s := range c.Skills {
-		key := fmt.Sprintf("skills[%d].id", i)
-		switch {
-		case s.ID == "":
-			add(key, fmt.Sprintf("skill %d has no id", i+1))
-		case seen[s.ID]:
-			add(key, fmt.Sprintf("skill id %q is used twice", s.ID))
-		}
-		seen[s.ID] = true
-	}
-	return problems
-}
-
-// Problem is one thing wrong with a config, located where possible.
-type Problem struct {
-	Key     string
-	Line    int
-	Column  int
-	Message string
-}
-
-func (p Problem) String() string {
-	if p.Line > 0 {
-		return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
-	}
-	return p.Message
-}
-
-// Error lists every problem found in a config.
-type Error struct {
-	Problems []Problem
-}
-
-func (e *Error) Error() string {
-	parts := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		parts[i] = p.String()
-	}
-	return "invalid agent config: " + strings.Join(parts, "; ")
-}
-
-func decodeError(err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) {
-		out := &Error{}
-		for _, e := range strict.Errors {
-			row, col := e.Position()
-			out.Problems = append(out.Problems, Problem{
-				Key: strings.Join(e.Key(), "."), Line: row, Column: col,
-				Message: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), ".")),
-			})
-		}
-		return out
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, col := de.Position()
-		key := strings.Join(de.Key(), ".")
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if key != "" {
-			msg = key + ": " + msg
-		}
-		return &Error{Problems: []Problem{{Key: key, Line: row, Column: col, Message: msg}}}
-	}
-	return &Error{Problems: []Problem{{Message: err.Error()}}}
-}
-
-// locate finds the line and column of the last key segment of a dotted key,
-// so that semantic problems point at the place to edit. It is a best effort:
-// a key that is absent yields the table header, or zero.
-func locate(raw []byte, dotted string) (int, int) {
-	segs := strings.Split(dotted, ".")
-	leaf := segs[len(segs)-1]
-	if i := strings.IndexByte(leaf, '['); i >= 0 {
-		leaf = leaf[:i]
-	}
-	table := strings.Join(segs[:len(segs)-1], ".")
-	lines := strings.Split(string(raw), "\n")
-	current, headerLine := "", 0
-	for i, line := range lines {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") {
-			current = strings.Trim(t, "[] ")
-			if current == table || current == dotted {
-				headerLine = i + 1
-			}
-			continue
-		}
-		if current == table && strings.HasPrefix(t, leaf) {
-			rest := strings.TrimSpace(t[len(leaf):])
-			if strings.HasPrefix(rest, "=") {
-				return i + 1, strings.Index(line, leaf) + 1
-			}
-		}
-	}
-	if headerLine > 0 {
-		return headerLine, 1
-	}
-	return 0, 0
 }

@@ -93,7 +93,84 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 			name:     "duplicate skill",
 			config:   "[agent]\nname = \"a\"\n[[skills]]\nid = \"x\"\n[[skills]]\nid = \"x\"\n",
 			wantKey:  "skills[1].id",
-			wantText: `skill id "x" is used twice`,
+			wantLine: 6, wantColumn: 1, wantText: `skill id "x" is used twice`,
+		},
+		{
+			name:     "duplicate skill in an inline array",
+			config:   "agent = { name = \"a\" }\n\nskills = [\n  { id = \"x\" },\n\n  { name = \"y\", id = \"x\" },\n]\n",
+			wantKey:  "skills[1].id",
+			wantLine: 6, wantColumn: 17, wantText: `skill id "x" is used twice`,
+		},
+		{
+			name:     "skill without id points at its header",
+			config:   "[agent]\nname = \"a\"\n[[skills]]\nid = \"x\"\n\n  [[ skills ]]\nname = \"y\"\n",
+			wantKey:  "skills[1].id",
+			wantLine: 6, wantColumn: 3, wantText: "skill 2 has no id",
+		},
+		{
+			name:     "missing name below a header with a comment",
+			config:   "# the agent\n\n[agent] # who it is\ndescription = \"no name\"\n",
+			wantKey:  "agent.name",
+			wantLine: 3, wantColumn: 1, wantText: "agent.name is required",
+		},
+		{
+			name:     "root-level dotted key",
+			config:   "description = 1\n",
+			wantLine: 1, wantText: "description",
+		},
+		{
+			name:     "name with a variable in a root-level dotted key",
+			config:   "# agent\nagent.name = \"${WHO}\"\n",
+			wantKey:  "agent.name",
+			wantLine: 2, wantColumn: 7, wantText: "must be literal",
+		},
+		{
+			name:     "missing name of a table named by a dotted key",
+			config:   "\nagent.description = \"no name\"\n",
+			wantKey:  "agent.name",
+			wantLine: 2, wantColumn: 1, wantText: "agent.name is required",
+		},
+		{
+			name:     "host with a variable",
+			config:   "[agent]\nname = \"a\"\n[server]\n  host = \"${HOST}\"\n",
+			wantKey:  "server.host",
+			wantLine: 4, wantColumn: 3, wantText: "server.host must be literal: the runtime must know where the agent listens",
+		},
+		{
+			name:     "advertised URL with a variable",
+			config:   "[agent]\nname = \"a\"\n[server]\nadvertised_url = \"http://${PUBLIC_HOST}:8080/\"\n",
+			wantKey:  "server.advertised_url",
+			wantLine: 4, wantColumn: 1, wantText: "server.advertised_url must be literal: the runtime must know what URL the agent advertises",
+		},
+		{
+			name:     "advertised URL without a scheme",
+			config:   "[agent]\nname = \"a\"\n[server]\nadvertised_url = \"localhost:8080\"\n",
+			wantKey:  "server.advertised_url",
+			wantLine: 4, wantColumn: 1, wantText: `server.advertised_url "localhost:8080" is not an absolute http(s) URL`,
+		},
+		{
+			name:     "advertised URL of another scheme",
+			config:   "[agent]\nname = \"a\"\n[server]\nadvertised_url = \"ftp://127.0.0.1/\"\n",
+			wantKey:  "server.advertised_url",
+			wantText: "not an absolute http(s) URL",
+		},
+		{
+			name:     "provider without url",
+			config:   "[agent]\nname = \"a\"\n\n[agent.provider]\norganization = \"Example\"\n",
+			wantKey:  "agent.provider",
+			wantLine: 4, wantColumn: 1, wantText: "needs both organization and url",
+		},
+		{
+			name:     "inline provider without organization",
+			config:   "[agent]\nname = \"a\"\nprovider = { url = \"https://example.com\" }\n",
+			wantKey:  "agent.provider",
+			wantLine: 3, wantColumn: 1, wantText: "needs both organization and url",
+		},
+		{
+			name:     "llm base URL that is not a URL",
+			config:   "[agent]\nname = \"a\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nmodel = \"m\"\nbase_url = \"api.openai.com/v1\"\n",
+			wantKey:  "handler.llm.base_url",
+			wantLine: 7, wantColumn: 1, wantText: `handler.llm.base_url "api.openai.com/v1" is not an absolute http(s) URL`,
 		},
 	}
 	for _, tt := range tests {
@@ -117,6 +194,49 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 				t.Errorf("error %q does not mention %q", err, tt.wantText)
 			}
 		})
+	}
+}
+
+// TestParseLeavesReferencesToTheHost checks values known only at start are
+// not judged by their written shape, and literal ones that are right pass.
+func TestParseLeavesReferencesToTheHost(t *testing.T) {
+	tests := map[string]string{
+		"base URL from a variable": "[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"${LLM_URL:-https://api.openai.com/v1}\"\nmodel = \"m\"\n",
+		"literal https base URL":   "[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"https://api.openai.com/v1\"\nmodel = \"m\"\n",
+		"provider from variables":  "[agent.provider]\norganization = \"${ORG}\"\nurl = \"${ORG_URL}\"\n",
+		"literal advertised URL":   "[server]\nhost = \"0.0.0.0\"\nadvertised_url = \"https://agent.example.com/a2a\"\n",
+		"references elsewhere":     "[agent]\ndescription = \"${WHAT}\"\n[auth]\nbearer_token = \"${TOKEN}\"\n",
+	}
+	for name, body := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Parse([]byte("[agent]\nname = \"a\"\n" + strings.Replace(body, "[agent]\n", "", 1))); err != nil {
+				t.Fatalf("Parse() = %v, want no error", err)
+			}
+		})
+	}
+}
+
+// TestInvalidLocatesKeys checks problems found outside Parse are located
+// like Parse's own, falling back to the nearest table the config writes.
+func TestInvalidLocatesKeys(t *testing.T) {
+	cfg, err := Parse([]byte("[agent]\nname = \"a\"\n\n[card]  # signing\n  signing_key = \"k\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		key              string
+		wantLine, wantCo int
+	}{
+		{"card.signing_key", 5, 3},
+		{"card.other", 4, 1},
+		{"agent", 1, 1},
+		{"auth.bearer_token", 0, 0},
+	}
+	for _, tt := range tests {
+		p := cfg.Invalid(tt.key, "m").Problems[0]
+		if p.Line != tt.wantLine || p.Column != tt.wantCo || p.Key != tt.key {
+			t.Errorf("Invalid(%q) at %d:%d key %q, want %d:%d", tt.key, p.Line, p.Column, p.Key, tt.wantLine, tt.wantCo)
+		}
 	}
 }
 

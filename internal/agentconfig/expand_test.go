@@ -59,6 +59,7 @@ func TestExpandReachesNestedStrings(t *testing.T) {
 name = "a"
 [agent.provider]
 organization = "${ORG}"
+url = "https://example.com"
 [handler]
 type = "llm"
 [handler.llm]

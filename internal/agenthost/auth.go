@@ -4,11 +4,14 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/errordetails"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
 
 // unauthenticatedCode is the JSON-RPC code the A2A Go SDK maps to
@@ -18,6 +21,19 @@ const unauthenticatedCode = -31401
 
 // bearerRealm names the protection space in WWW-Authenticate challenges.
 const bearerRealm = "a2a"
+
+// checkBearerToken refuses a bearer token written as a variable reference
+// that expanded to nothing: the host would then serve without
+// authentication and the card advertise no security, though the config
+// asked for a token. Only the reference is quoted, never a token.
+func checkBearerToken(written, expanded string) error {
+	if expanded != "" || !agentconfig.HasReference(written) {
+		return nil
+	}
+	vars := strings.Join(agentconfig.References([]byte(written)), ", ")
+	return fmt.Errorf("[auth] bearer_token %q expands to an empty token, which would turn authentication off: "+
+		"set %s to the token in the agent's environment, or remove bearer_token to serve without authentication", written, vars)
+}
 
 // requireBearer lets a request through only when it carries the token as
 // "Authorization: Bearer <token>". Tokens are compared as sha256 digests in

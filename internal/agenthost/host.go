@@ -213,11 +213,10 @@ func (rt *routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func parseEndpoint(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("advertised URL %q is not an absolute http(s) URL such as http://127.0.0.1:8080/", raw)
+	if err := agentconfig.CheckHTTPURL("advertised URL", raw, "http://127.0.0.1:8080/"); err != nil {
+		return nil, err
 	}
-	return u, nil
+	return url.Parse(raw)
 }
 
 func (h *Host) serve() {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -42,12 +41,11 @@ type llmAgent struct {
 }
 
 func newLLMAgent(cfg *agentconfig.LLM) (*llmAgent, error) {
-	if cfg == nil || cfg.BaseURL == "" || cfg.Model == "" {
-		return nil, errors.New(`handler type "llm" needs [handler.llm] with base_url and model`)
+	if err := cfg.Check(); err != nil {
+		return nil, err
 	}
-	u, err := url.Parse(cfg.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("handler.llm.base_url %q is not an http(s) URL such as https://api.openai.com/v1", cfg.BaseURL)
+	if err := agentconfig.CheckHTTPURL("handler.llm.base_url", cfg.BaseURL, "https://api.openai.com/v1"); err != nil {
+		return nil, err
 	}
 	return &llmAgent{
 		endpoint:     strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions",

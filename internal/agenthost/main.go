@@ -103,7 +103,11 @@ func configure(args []string, stderr io.Writer) (*agentconfig.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	writtenToken := cfg.Auth.BearerToken
 	if err := cfg.Expand(os.LookupEnv); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if err := checkBearerToken(writtenToken, cfg.Auth.BearerToken); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if set["host"] {

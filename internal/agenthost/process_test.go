@@ -27,6 +27,8 @@ func TestConfigAndUsageErrors(t *testing.T) {
 	good := write("good.toml", echoConfig)
 	unknownKey := write("unknown.toml", "[agent]\nname = \"x\"\n\n  colour = \"red\"\n")
 	unsetVar := write("unset.toml", echoConfig+"\n[auth]\nbearer_token = \"${AGENTHOST_TEST_UNSET_TOKEN}\"\n")
+	emptyDefaultToken := write("empty-default.toml", echoConfig+"\n[auth]\nbearer_token = \"${AGENTHOST_TEST_UNSET_TOKEN:-}\"\n")
+	emptyToken := write("empty.toml", echoConfig+"\n[auth]\nbearer_token = \"${AGENTHOST_TEST_EMPTY_TOKEN}\"\n")
 	llmNoModel := write("llm.toml", "[agent]\nname = \"x\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"http://127.0.0.1:1\"\n")
 	badKey := write("badkey.toml", echoConfig+"\n[card]\nsigning_key = \"not a PEM key\"\n")
 	var lc net.ListenConfig
@@ -46,6 +48,8 @@ func TestConfigAndUsageErrors(t *testing.T) {
 	}{
 		{"unknown key", nil, []string{"--config", unknownKey}, 2, []string{unknownKey, "line 4, column 3", `unknown key "agent.colour"`}},
 		{"unset variable", nil, []string{"--config", unsetVar}, 2, []string{"AGENTHOST_TEST_UNSET_TOKEN"}},
+		{"token defaults to empty", nil, []string{"--config", emptyDefaultToken}, 2, []string{"bearer_token", `"${AGENTHOST_TEST_UNSET_TOKEN:-}"`, "empty token", "set AGENTHOST_TEST_UNSET_TOKEN"}},
+		{"token variable set empty", []string{"AGENTHOST_TEST_EMPTY_TOKEN="}, []string{"--config", emptyToken}, 2, []string{"bearer_token", "empty token", "set AGENTHOST_TEST_EMPTY_TOKEN"}},
 		{"llm without model", nil, []string{"--config", llmNoModel}, 2, []string{"base_url and model"}},
 		{"bad signing key", nil, []string{"--config", badKey}, 2, []string{"signing_key"}},
 		{"no config", nil, nil, 2, []string{"exactly one of --config FILE or --config-env NAME"}},

@@ -22,6 +22,10 @@ type EnvAllowlist struct {
 
 // Validate checks the allowlist's own shape.
 func (a *EnvAllowlist) Validate() error {
+	if a.Name == "" {
+		return Errorf(KindInvalidConfig, "env allowlist", "", nil,
+			"name is empty: agents name the allowlist they use, so give it a name of lower-case letters, digits and single hyphens")
+	}
 	if agentconfig.Slug(a.Name) != a.Name {
 		return Errorf(KindInvalidConfig, "env allowlist", "", nil,
 			"name %q must be lower-case letters, digits and single hyphens (try %q)", a.Name, agentconfig.Slug(a.Name))

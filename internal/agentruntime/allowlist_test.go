@@ -60,6 +60,7 @@ func TestEnvAllowlistValidate(t *testing.T) {
 	}{
 		{EnvAllowlist{Name: "ok", Variables: []string{"A", "_B1"}}, ""},
 		{EnvAllowlist{Name: "Not OK"}, `try "not-ok"`},
+		{EnvAllowlist{Name: "", Variables: []string{"A"}}, "name is empty"},
 		{EnvAllowlist{Name: "ok", Variables: []string{"1A", "A-B", "C"}}, "1A, A-B"},
 	}
 	for _, tt := range tests {

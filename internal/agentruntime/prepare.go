@@ -1,9 +1,8 @@
 package agentruntime
 
 import (
-	"errors"
-
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // Prepared is a spec that passed the checks every adapter applies.
@@ -13,19 +12,20 @@ type Prepared struct {
 }
 
 // Prepare checks the raw config against the allowlist first (so a refused
-// config reveals nothing else), then parses it.
+// config reveals nothing else), then parses it and checks what the agent
+// host would otherwise refuse only when the agent starts, such as a signing
+// key that is not a key.
 func Prepare(spec Spec) (Prepared, error) {
 	inject, err := CheckEnv(spec.Allowlist, spec.Config)
 	if err != nil {
 		return Prepared{}, err
 	}
 	cfg, err := agentconfig.Parse(spec.Config)
+	if err == nil {
+		err = card.CheckConfig(cfg)
+	}
 	if err != nil {
-		var cerr *agentconfig.Error
-		if errors.As(err, &cerr) {
-			return Prepared{}, &Error{Kind: KindInvalidConfig, Op: "provision", Err: err}
-		}
-		return Prepared{}, Errorf(KindInvalidConfig, "provision", "", err, "")
+		return Prepared{}, &Error{Kind: KindInvalidConfig, Op: "provision", Err: err}
 	}
 	return Prepared{Config: cfg, InjectedEnv: inject}, nil
 }

@@ -79,10 +79,10 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 		DefaultOutputModes: []string{DefaultMode},
 		Skills:             deriveSkills(cfg, description),
 	}
+	if err := cfg.Agent.Provider.Check(); err != nil {
+		return nil, fmt.Errorf("agent config: %w", err)
+	}
 	if p := cfg.Agent.Provider; p != nil {
-		if p.Organization == "" || p.URL == "" {
-			return nil, errors.New("agent config: [agent.provider] needs both organization and url, which an agent card requires; set both or remove the table")
-		}
 		card.Provider = &a2a.AgentProvider{Org: p.Organization, URL: p.URL}
 	}
 	if cfg.Auth.BearerToken != "" {
@@ -144,9 +144,8 @@ func checkEndpoint(endpoint string) error {
 	if endpoint == "" {
 		return errors.New("agent card needs the agent's endpoint: set server.advertised_url or server.http_port in the agent config")
 	}
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("agent endpoint %q is not an absolute http or https URL; fix server.advertised_url in the agent config", endpoint)
+	if err := agentconfig.CheckHTTPURL("agent endpoint", endpoint, "http://127.0.0.1:8080/"); err != nil {
+		return fmt.Errorf("%w; fix server.advertised_url in the agent config", err)
 	}
 	return nil
 }

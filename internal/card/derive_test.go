@@ -171,13 +171,19 @@ func TestDeriveRefuses(t *testing.T) {
 		want     string
 	}{
 		{"no endpoint", "[agent]\nname = \"A\"\n", "", "server.advertised_url or server.http_port"},
-		{"relative endpoint", "[agent]\nname = \"A\"\n", "/a2a", "not an absolute http or https URL"},
-		{"ftp endpoint", "[agent]\nname = \"A\"\n", "ftp://example.com", "not an absolute http or https URL"},
-		{"provider without url", "[agent]\nname = \"A\"\n[agent.provider]\norganization = \"Org\"\n", "http://127.0.0.1:1", "[agent.provider] needs both organization and url"},
+		{"relative endpoint", "[agent]\nname = \"A\"\n", "/a2a", "not an absolute http(s) URL"},
+		{"ftp endpoint", "[agent]\nname = \"A\"\n", "ftp://example.com", "not an absolute http(s) URL"},
+		// Parse refuses a provider written without a url; one whose url
+		// comes from an unset variable is found missing only at start.
+		{"provider url expands to nothing", "[agent]\nname = \"A\"\n[agent.provider]\norganization = \"Org\"\nurl = \"${CARD_TEST_UNSET_URL:-}\"\n", "http://127.0.0.1:1", "[agent.provider] needs both organization and url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Derive(mustConfig(t, tt.config), tt.endpoint)
+			cfg := mustConfig(t, tt.config)
+			if err := cfg.Expand(func(string) (string, bool) { return "", false }); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Derive(cfg, tt.endpoint)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Derive error = %v; want one mentioning %q", err, tt.want)
 			}

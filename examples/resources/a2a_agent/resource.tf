@@ -38,7 +38,7 @@ resource "a2a_agent" "assistant" {
     system_prompt = "You are a concise assistant."
 
     [auth]
-    bearer_token = "$${ASSISTANT_TOKEN:-}"
+    bearer_token = "$${ASSISTANT_TOKEN}"
   EOT
 
   timeouts {

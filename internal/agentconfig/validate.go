@@ -1,0 +1,175 @@
+package agentconfig
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// validate checks what decoding cannot: required values, ranges, shapes.
+// A value holding a ${...} reference is known only when the agent starts,
+// so its shape is left to the agent host; only the keys the runtime must
+// know before the start refuse references outright.
+func (c *Config) validate() error {
+	var found []Problem
+	add := func(key, msg string) { found = append(found, Problem{Key: key, Message: msg}) }
+
+	switch {
+	case strings.TrimSpace(c.Agent.Name) == "":
+		add("agent.name", "agent.name is required")
+	case HasReference(c.Agent.Name):
+		add("agent.name", "agent.name must be literal: it names the agent id, which must be known before the agent starts")
+	case Slug(c.Agent.Name) == "":
+		add("agent.name", fmt.Sprintf("agent.name %q has no letters or digits to form an agent id from", c.Agent.Name))
+	}
+	if err := c.Agent.Provider.Check(); err != nil {
+		add("agent.provider", err.Error())
+	}
+
+	if HasReference(c.Server.Host) {
+		add("server.host", "server.host must be literal: the runtime must know where the agent listens before it starts "+
+			"(the runtime sets HOST for the agent itself; omit server.host to listen on "+DefaultHost+")")
+	}
+	if p := c.Server.HTTPPort; p < 0 || p > 65535 {
+		add("server.http_port", fmt.Sprintf("server.http_port %d is not a TCP port (1-65535, or omit it to let the runtime choose)", p))
+	}
+	switch u := c.Server.AdvertisedURL; {
+	case HasReference(u):
+		add("server.advertised_url", "server.advertised_url must be literal: the runtime must know what URL the agent advertises before it starts")
+	case u != "":
+		if err := CheckHTTPURL("server.advertised_url", u, "http://127.0.0.1:8080/"); err != nil {
+			add("server.advertised_url", err.Error())
+		}
+	}
+
+	switch c.Handler.Type {
+	case HandlerEcho:
+	case HandlerLLM:
+		if err := c.Handler.LLM.Check(); err != nil {
+			add("handler.llm", err.Error())
+		} else if u := c.Handler.LLM.BaseURL; !HasReference(u) {
+			if err := CheckHTTPURL("handler.llm.base_url", u, "https://api.openai.com/v1"); err != nil {
+				add("handler.llm.base_url", err.Error())
+			}
+		}
+	default:
+		add("handler.type", fmt.Sprintf("handler.type %q is not one of %q, %q", c.Handler.Type, HandlerEcho, HandlerLLM))
+	}
+
+	seen := map[string]bool{}
+	for i, s := range c.Skills {
+		key := fmt.Sprintf("skills[%d].id", i)
+		switch {
+		case s.ID == "":
+			add(key, fmt.Sprintf("skill %d has no id", i+1))
+		case seen[s.ID]:
+			add(key, fmt.Sprintf("skill id %q is used twice", s.ID))
+		}
+		seen[s.ID] = true
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return c.locate(found)
+}
+
+// Check reports a provider that names only one of organization and url:
+// an agent card requires both. No [agent.provider] table (nil) is fine.
+func (p *Provider) Check() error {
+	if p == nil || (p.Organization != "" && p.URL != "") {
+		return nil
+	}
+	return errors.New("[agent.provider] needs both organization and url, which an agent card requires; set both or remove the table")
+}
+
+// Check reports an llm handler without the endpoint and model it calls.
+func (l *LLM) Check() error {
+	if l == nil || l.BaseURL == "" || l.Model == "" {
+		return fmt.Errorf("handler type %q needs [handler.llm] with base_url and model", HandlerLLM)
+	}
+	return nil
+}
+
+// CheckHTTPURL reports a value of key that is not an absolute http or https
+// URL; example shows the operator one that is.
+func CheckHTTPURL(key, value, example string) error {
+	u, err := url.Parse(value)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s %q is not an absolute http(s) URL such as %s", key, value, example)
+	}
+	return nil
+}
+
+// Invalid returns the error for one problem with the value of key, located
+// where the config writes it. Checks made outside this package (such as
+// whether a signing key parses) report through it, so that every problem
+// with a config reads alike.
+func (c *Config) Invalid(key, message string) *Error {
+	return c.locate([]Problem{{Key: key, Message: message}})
+}
+
+// locate fills in where each problem's key is written.
+func (c *Config) locate(problems []Problem) *Error {
+	index := newKeyIndex(c.raw)
+	for i := range problems {
+		problems[i].Line, problems[i].Column = index.locate(problems[i].Key)
+	}
+	return &Error{Problems: problems}
+}
+
+// Problem is one thing wrong with a config, located where possible.
+type Problem struct {
+	Key     string
+	Line    int
+	Column  int
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
+	}
+	return p.Message
+}
+
+// Error lists every problem found in a config.
+type Error struct {
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "invalid agent config: " + strings.Join(parts, "; ")
+}
+
+func decodeError(err error) error {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		out := &Error{}
+		for _, e := range strict.Errors {
+			row, col := e.Position()
+			out.Problems = append(out.Problems, Problem{
+				Key: strings.Join(e.Key(), "."), Line: row, Column: col,
+				Message: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), ".")),
+			})
+		}
+		return out
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		key := strings.Join(de.Key(), ".")
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if key != "" {
+			msg = key + ": " + msg
+		}
+		return &Error{Problems: []Problem{{Key: key, Line: row, Column: col, Message: msg}}}
+	}
+	return &Error{Problems: []Problem{{Message: err.Error()}}}
+}

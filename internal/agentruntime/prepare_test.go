@@ -1,0 +1,71 @@
+package agentruntime
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+)
+
+func TestPrepare(t *testing.T) {
+	allow := &EnvAllowlist{Name: "keys", Variables: []string{"SIGNING_KEY"}}
+	tests := []struct {
+		name       string
+		allow      *EnvAllowlist
+		config     string
+		wantInject []string
+		wantKind   Kind // zero: Prepare succeeds
+		wantText   []string
+	}{
+		{"valid", nil, "[agent]\nname = \"a\"\n", nil, 0, nil},
+		{
+			"signing key from an allowlisted variable is left to the start", allow,
+			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"${SIGNING_KEY}\"\n", []string{"SIGNING_KEY"}, 0, nil,
+		},
+		{
+			"literal signing key that is not a key", nil,
+			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"not a key\"\n", nil, KindInvalidConfig,
+			[]string{"line 4, column 1", "[card] signing key: no PEM private key found"},
+		},
+		{
+			"config the parser refuses", nil,
+			"[agent]\nname = \"a\"\n[server]\nhost = \"${HOST}\"\n", nil, KindInvalidConfig,
+			[]string{"line 4, column 1", "server.host must be literal"},
+		},
+		{
+			"disallowed variable is named before anything is parsed", nil,
+			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"${SIGNING_KEY}\"\ncolour = 1\n", nil, KindDisallowedEnv,
+			[]string{"SIGNING_KEY"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Prepare(Spec{Config: []byte(tt.config), Allowlist: tt.allow})
+			if tt.wantKind == 0 {
+				if err != nil {
+					t.Fatalf("Prepare() = %v, want no error", err)
+				}
+				if p.Config == nil || !reflect.DeepEqual(p.InjectedEnv, tt.wantInject) {
+					t.Errorf("Prepare() = %+v, want a config and InjectedEnv %v", p, tt.wantInject)
+				}
+				return
+			}
+			if !IsKind(err, tt.wantKind) {
+				t.Fatalf("Prepare() = %v, want an error of kind %d", err, tt.wantKind)
+			}
+			if tt.wantKind == KindInvalidConfig {
+				var cerr *agentconfig.Error
+				if !errors.As(err, &cerr) {
+					t.Errorf("Prepare() = %v, want it to wrap the located *agentconfig.Error", err)
+				}
+			}
+			for _, w := range tt.wantText {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Prepare() = %q, want it to mention %q", err, w)
+				}
+			}
+		})
+	}
+}
