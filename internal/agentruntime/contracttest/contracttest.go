@@ -34,6 +34,9 @@ type Harness struct {
 	// Unsupported, if set, checks what the adapter refuses as
 	// KindUnsupported (for instance a local agent naming an image).
 	Unsupported func(t *testing.T, rt agentruntime.Runtime)
+	// NoAgentOutput says the adapter runs no agent host, so its logs hold
+	// only its own lines; otherwise they must hold the agent's output.
+	NoAgentOutput bool
 }
 
 // healthyWithin bounds how long an agent may take to answer its card.
@@ -396,14 +399,18 @@ func testRecover(t *testing.T, h Harness) {
 	wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
 }
 
+// testLogs checks that the logs keep what the agent itself wrote, across a
+// restart, and that tail cuts them.
 func testLogs(t *testing.T, h Harness) {
 	rt := h.New(t)
 	a := provision(t, h, rt, "Contract Logs")
 	startHealthy(t, rt, a.ID)
+	waitAgentStarts(t, h, rt, a.ID, 1)
 	if err := rt.Stop(ctx(t), a.ID); err != nil {
 		t.Fatal(err)
 	}
 	startHealthy(t, rt, a.ID)
+	waitAgentStarts(t, h, rt, a.ID, 2)
 	all, err := rt.Logs(ctx(t), a.ID, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -416,10 +423,49 @@ func testLogs(t *testing.T, h Harness) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != tail {
-			t.Errorf("Logs with tail %d returned %d lines: %q", tail, len(got), got)
+		if !slices.Equal(got, all[len(all)-tail:]) {
+			t.Errorf("Logs with tail %d = %q, want the last %d of %q", tail, got, tail, all)
 		}
 	}
+}
+
+// waitAgentStarts waits until the logs of agent id hold the agent host's
+// startup line want times, one for each start: the agent's own output,
+// which the adapter's lines cannot stand in for. The line may reach the
+// logs a little after the card answers.
+func waitAgentStarts(t *testing.T, h Harness, rt agentruntime.Runtime, id string, want int) {
+	t.Helper()
+	if h.NoAgentOutput {
+		return
+	}
+	wait, cancel := context.WithTimeout(ctx(t), healthyWithin)
+	defer cancel()
+	for {
+		lines, err := rt.Logs(wait, id, 0)
+		if err != nil {
+			t.Fatalf("Logs: %v", err)
+		}
+		got := 0
+		for _, l := range lines {
+			if isAgentStart(l, id) {
+				got++
+			}
+		}
+		if got >= want {
+			return
+		}
+		select {
+		case <-wait.Done():
+			t.Fatalf("Logs hold the agent host's startup line %d times, want %d (one per start):\n%s", got, want, strings.Join(lines, "\n"))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// isAgentStart tells the line the agent host writes once it listens
+// (`msg="agent host started" agent=<id> listen=...`).
+func isAgentStart(line, id string) bool {
+	return strings.Contains(line, "agent host started") && strings.Contains(line, " agent="+id+" ")
 }
 
 func testDeprovision(t *testing.T, h Harness) {

@@ -3,8 +3,11 @@
 package local
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -129,33 +132,15 @@ func TestSupervisorRestart(t *testing.T) {
 
 // TestRecycledPID forges records whose pid is alive but belongs to another
 // process (its start time differs): the agent must read stopped, and Stop
-// must leave that process alone.
+// must leave that process alone, not signal it at all.
 func TestRecycledPID(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A live process that leads its own process group, as an agent would,
-	// and would die of the SIGTERM Stop sends.
-	bystander := exec.CommandContext(bg, exe)
-	bystander.Env = append(os.Environ(), roleEnv+"="+roleSleep)
-	bystander.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := bystander.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- bystander.Wait() }()
-	t.Cleanup(func() {
-		_ = bystander.Process.Kill()
-		t.Logf("bystander ended: %v", <-exited)
-	})
-
+	bystander, signalLog := startBystander(t)
 	tests := []struct {
 		name string
 		pid  int
 	}{
 		{"pid of this test process", os.Getpid()},
-		{"pid of a process group leader", bystander.Process.Pid},
+		{"pid of a process group leader", bystander},
 	}
 	rt := newRuntime(t, t.TempDir())
 	for _, tt := range tests {
@@ -180,15 +165,114 @@ func TestRecycledPID(t *testing.T) {
 			if err := rt.Stop(bg, a.ID); err != nil {
 				t.Fatalf("Stop: %v", err)
 			}
-			select {
-			case err := <-exited:
-				exited <- err
-				t.Fatalf("Stop signalled pid %d, which is not the agent: it exited (%v)", bystander.Process.Pid, err)
-			case <-time.After(100 * time.Millisecond):
+			// The bystander survives SIGTERM, so a Stop that signalled it
+			// would have killed it after the grace period: either way
+			// Stop's signals leave a mark once it has returned.
+			if !alive(tt.pid, start) {
+				t.Errorf("pid %d, which is not the agent, is gone after Stop", tt.pid)
 			}
-			if got, err := startTimeOf(tt.pid); err != nil || got != start {
-				t.Fatalf("pid %d is gone after Stop (%v)", tt.pid, err)
+			if received, err := os.ReadFile(signalLog); err != nil || len(received) > 0 {
+				t.Errorf("the bystander (pid %d) received signals %q (%v), want none", bystander, received, err)
 			}
+		})
+	}
+}
+
+// startBystander runs the test binary as a live process that leads its own
+// process group, as an agent would, and records every signal it receives
+// in the file it returns; it is killed when the test ends.
+func startBystander(t *testing.T) (int, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signalLog := filepath.Join(t.TempDir(), "signals")
+	if err := os.WriteFile(signalLog, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(bg, exe)
+	cmd.Env = append(os.Environ(), roleEnv+"="+roleBystander, signalLogEnv+"="+signalLog)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	// Until it listens, a SIGTERM would kill it unrecorded.
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("bystander said %q (%v), want ready", line, err)
+	}
+	return cmd.Process.Pid, signalLog
+}
+
+// TestStartRefusesConfigNotRecorded leaves the config file and the record
+// disagreeing, as an unfinished provision or a hand edit would: Start must
+// refuse rather than run one config under the other's digest and injected
+// variables, reads must not show that file, and provisioning again mends it.
+func TestStartRefusesConfigNotRecorded(t *testing.T) {
+	original := agentConfig("Mismatch", "")
+	other := agentConfig("Mismatch", "# edited\n")
+	tests := []struct {
+		name     string
+		mismatch func(t *testing.T, rt *Runtime, id string)
+		// mention is what the error must say besides the remedy.
+		mention string
+	}{
+		{"record written, config not", func(t *testing.T, rt *Runtime, id string) {
+			rec, err := rt.load("test", id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(other)
+			rec.ConfigSHA256 = hex.EncodeToString(sum[:])
+			if err := rt.save("test", rec); err != nil {
+				t.Fatal(err)
+			}
+		}, "not the config the agent was provisioned with"},
+		{"config changed by hand", func(t *testing.T, rt *Runtime, id string) {
+			if err := rt.dir.WriteFile(configFile(id), other); err != nil {
+				t.Fatal(err)
+			}
+		}, "not the config the agent was provisioned with"},
+		{"config removed", func(t *testing.T, rt *Runtime, id string) {
+			if err := rt.dir.Remove(configFile(id)); err != nil {
+				t.Fatal(err)
+			}
+		}, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := newRuntime(t, t.TempDir())
+			a := provisionOnly(t, rt, agentruntime.Spec{Config: original})
+			tt.mismatch(t, rt, a.ID)
+			err := rt.Start(bg, a.ID)
+			if !errors.Is(err, agentruntime.ErrConflict) {
+				t.Fatalf("Start = %v, want a conflict", err)
+			}
+			for _, want := range []string{rt.dir.Join(configFile(a.ID)), tt.mention, "apply again"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Start error %q does not say %q", err, want)
+				}
+			}
+			wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
+			if got, err := rt.Get(bg, a.ID); err != nil || got.Config != nil {
+				t.Errorf("Get = config %q, %v; want no config read back", got.Config, err)
+			}
+			if _, err := rt.Provision(bg, agentruntime.Spec{Config: original}); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.Start(bg, a.ID); err != nil {
+				t.Fatalf("Start after provisioning again: %v", err)
+			}
+			waitHealthy(t, rt, a.ID)
 		})
 	}
 }

@@ -145,11 +145,14 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	rec.ConfigPath = r.dir.Join(configFile(id))
 	rec.LogPath = r.dir.Join(logFile(id))
-	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
-		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
-	}
+	// The record first: should the config not follow, Start finds the
+	// config file does not match the record's digest and refuses, rather
+	// than run one config under another's record.
 	if err := r.save(op, rec); err != nil {
 		return agentruntime.Agent{}, err
+	}
+	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
+		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return r.view(ctx, rec), nil
 }
@@ -192,6 +195,9 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	}
 	if rec.running() {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "already running as pid %d", rec.PID)
+	}
+	if _, err := r.readConfig(rec); err != nil {
+		return nil, nil, agentruntime.Errorf(agentruntime.KindConflict, op, id, err, "")
 	}
 	if err := r.checkPortFree(ctx, rec); err != nil {
 		return nil, nil, err
@@ -390,8 +396,9 @@ func (r *Runtime) view(ctx context.Context, rec *record) agentruntime.Agent {
 		EnvAllowlist: rec.EnvAllowlist,
 	}
 	// The config as provisioned, so that an imported agent reads back what
-	// was declared; a record without its file reads back no config.
-	if raw, err := r.dir.ReadFile(configFile(rec.ID)); err == nil {
+	// was declared; a record without its file, or with another file than
+	// it describes, reads back no config.
+	if raw, err := r.readConfig(rec); err == nil {
 		a.Config = raw
 	}
 	if a.Health == agentruntime.HealthHealthy || a.Health == agentruntime.HealthUnhealthy {

@@ -23,10 +23,14 @@ const (
 	// state dir in stateEnv, then exits: a provider process that ends
 	// while its agents live on.
 	roleStart = "start-agents"
-	// roleSleep blocks until killed: a live process that is not an agent.
-	roleSleep = "sleep"
-	stateEnv  = "A2A_LOCAL_TEST_STATE"
-	namesEnv  = "A2A_LOCAL_TEST_NAMES"
+	// roleBystander is a live process that is not an agent: it survives
+	// every signal but SIGKILL, writing the name of each it receives to
+	// the file named in signalLogEnv. It says "ready" on stdout once it
+	// listens.
+	roleBystander = "bystander"
+	stateEnv      = "A2A_LOCAL_TEST_STATE"
+	namesEnv      = "A2A_LOCAL_TEST_NAMES"
+	signalLogEnv  = "A2A_LOCAL_TEST_SIGNAL_LOG"
 )
 
 // TestMain lets this test binary serve as the agent host (the runtime runs
@@ -40,14 +44,35 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case roleSleep:
-		// Wait for a signal; any that ends the process is a signal sent to it.
-		stop := make(chan os.Signal, 1)
-		signal.Notify(stop, syscall.SIGTERM)
-		<-stop
-		os.Exit(0)
+	case roleBystander:
+		if err := recordSignals(os.Getenv(signalLogEnv)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	os.Exit(m.Run())
+}
+
+// recordSignals appends to path the name of every terminating signal the
+// process receives, until it is killed or cannot write.
+func recordSignals(path string) error {
+	received := make(chan os.Signal, 8)
+	signal.Notify(received, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	fmt.Println("ready")
+	for sig := range received {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(f, sig)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func startAgents(stateDir string, names []string) error {

@@ -4,8 +4,11 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 
@@ -64,6 +67,22 @@ func logFile(id string) string     { return path.Join(logDir, id+".log") }
 // running reports whether the recorded process is alive.
 func (rec *record) running() bool {
 	return rec.BootID == bootID() && alive(rec.PID, rec.StartTime)
+}
+
+// readConfig reads the config file of rec, provided it is the config rec
+// was provisioned with: one left by a provision that did not finish, or
+// changed by hand, must not run under rec's digest and injected variables.
+func (r *Runtime) readConfig(rec *record) ([]byte, error) {
+	raw, err := r.dir.ReadFile(configFile(rec.ID))
+	if err != nil {
+		return nil, fmt.Errorf("read the agent's config: %w; apply again to provision it afresh", err)
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != rec.ConfigSHA256 {
+		return nil, fmt.Errorf("config file %s is not the config the agent was provisioned with (sha256 %s): "+
+			"its last provision did not finish or the file was changed by hand; apply again to provision it afresh",
+			r.dir.Join(configFile(rec.ID)), rec.ConfigSHA256)
+	}
+	return raw, nil
 }
 
 // load reads the record of id; an unknown id is a NotFound error for op.

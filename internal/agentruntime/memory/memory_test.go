@@ -10,7 +10,8 @@ import (
 
 func TestContract(t *testing.T) {
 	contracttest.Run(t, contracttest.Harness{
-		New:    func(*testing.T) agentruntime.Runtime { return New() },
-		Config: func(name string) []byte { return fmt.Appendf(nil, "[agent]\nname = %q\n", name) },
+		New:           func(*testing.T) agentruntime.Runtime { return New() },
+		Config:        func(name string) []byte { return fmt.Appendf(nil, "[agent]\nname = %q\n", name) },
+		NoAgentOutput: true,
 	})
 }

@@ -47,8 +47,10 @@ type Dir struct {
 	turns map[string]chan struct{}
 }
 
-// Open creates the state dir if needed and makes sure only its owner can
-// read it: a looser mode is tightened to 0700, or refused if that fails.
+// Open opens the state dir, creating it 0700 if it does not exist. An
+// existing directory is never changed: one that others may reach is
+// refused, since the state dir holds agent configs, and its owner decides
+// whether to tighten it or to choose another.
 func Open(path string) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("state dir path is empty; set state_dir in the provider block or " + EnvVar)
@@ -57,16 +59,37 @@ func Open(path string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state dir %s: %w", path, err)
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return nil, fmt.Errorf("create state dir %s: %w", abs, err)
+	if err := create(abs); err != nil {
+		return nil, err
 	}
-	if err := tighten(abs); err != nil {
+	if err := checkPrivate(abs); err != nil {
 		return nil, err
 	}
 	return &Dir{path: abs, turns: map[string]chan struct{}{}}, nil
 }
 
-func tighten(path string) error {
+// create makes the state dir 0700 (whatever the umask) unless it exists.
+func create(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create the parent of state dir %s: %w", path, err)
+	}
+	err := os.Mkdir(path, 0o700)
+	if errors.Is(err, fs.ErrExist) {
+		return nil // another directory, or a concurrent Open's: checked next
+	}
+	if err != nil {
+		return fmt.Errorf("create state dir %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o700); err != nil {
+		return fmt.Errorf("set the mode of state dir %s to 0700: %w", path, err)
+	}
+	return nil
+}
+
+// checkPrivate refuses a state dir that is not a directory, or that users
+// other than its owner may read or enter: its mode lets them, and no
+// directory above it keeps them out.
+func checkPrivate(path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("state dir %s: %w", path, err)
@@ -74,14 +97,41 @@ func tighten(path string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("state dir %s is not a directory; point state_dir elsewhere", path)
 	}
-	if info.Mode().Perm()&0o077 == 0 {
+	mode := info.Mode().Perm()
+	if mode&0o077 == 0 {
 		return nil
 	}
-	if err := os.Chmod(path, 0o700); err != nil {
-		return fmt.Errorf("state dir %s has mode %04o, readable by others, and cannot be tightened to 0700 (%w); fix its mode or point state_dir elsewhere",
-			path, info.Mode().Perm(), err)
+	fenced, err := fencedAbove(path)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", path, err)
 	}
-	return nil
+	if fenced {
+		return nil
+	}
+	return fmt.Errorf("state dir %s has mode %04o, open to users other than its owner, and it holds agent configs: "+
+		"run `chmod 700 %s` or point state_dir at another directory (a new one is created with mode 0700)", path, mode, path)
+}
+
+// fencedAbove reports whether a directory above path (symbolic links
+// resolved) bars group and others from passing through, so that they
+// cannot reach path whatever its own mode.
+func fencedAbove(path string) (bool, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false, err
+	}
+	for dir := filepath.Dir(real); ; dir = filepath.Dir(dir) {
+		info, err := os.Stat(dir)
+		if err != nil {
+			return false, err
+		}
+		if info.Mode().Perm()&0o011 == 0 {
+			return true, nil
+		}
+		if parent := filepath.Dir(dir); parent == dir {
+			return false, nil
+		}
+	}
 }
 
 // Path returns the absolute path of the state dir.

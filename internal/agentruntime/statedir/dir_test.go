@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,39 +40,116 @@ func TestDefault(t *testing.T) {
 	}
 }
 
+// TestOpenMode checks that Open makes the directories it creates private
+// and leaves an existing directory as it found it, refusing one that others
+// can reach, such as a Terraform configuration's own directory.
 func TestOpenMode(t *testing.T) {
 	tests := []struct {
-		name    string
-		prepare func(path string) error
+		name string
+		// path makes what the state dir path names under root, a directory
+		// every user may pass through, and returns that path.
+		path func(t *testing.T, root string) string
+		// wantErr lists what the error must say besides the path; empty
+		// for success.
+		wantErr []string
 	}{
-		{"created", func(string) error { return nil }},
-		{"existing private", func(p string) error { return os.Mkdir(p, 0o700) }},
-		{"existing world readable is tightened", func(p string) error {
-			if err := os.Mkdir(p, 0o755); err != nil {
-				return err
+		{"created", func(_ *testing.T, root string) string { return filepath.Join(root, "state") }, nil},
+		{"created with its parents", func(_ *testing.T, root string) string { return filepath.Join(root, "a", "b", "state") }, nil},
+		{"existing private", func(t *testing.T, root string) string { return mkdir(t, root, "state", 0o700) }, nil},
+		{"existing owner-only read", func(t *testing.T, root string) string { return mkdir(t, root, "state", 0o500) }, nil},
+		{"existing world readable", func(t *testing.T, root string) string { return mkdir(t, root, "state", 0o755) },
+			[]string{"mode 0755", "chmod 700", "state_dir"}},
+		{"existing group writable", func(t *testing.T, root string) string { return mkdir(t, root, "state", 0o770) },
+			[]string{"mode 0770", "chmod 700"}},
+		{"existing others enter only", func(t *testing.T, root string) string { return mkdir(t, root, "state", 0o701) },
+			[]string{"mode 0701", "chmod 700"}},
+		{"existing world readable in a private directory", func(t *testing.T, root string) string {
+			return mkdir(t, mkdir(t, root, "private", 0o700), "state", 0o755)
+		}, nil},
+		{"existing world readable in a group-passable directory", func(t *testing.T, root string) string {
+			return mkdir(t, mkdir(t, root, "team", 0o750), "state", 0o755)
+		}, []string{"mode 0755", "chmod 700"}},
+		{"existing world readable, linked to from a private directory", func(t *testing.T, root string) string {
+			target := mkdir(t, root, "state", 0o755)
+			link := filepath.Join(mkdir(t, root, "private", 0o700), "link")
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
 			}
-			return os.Chmod(p, 0o755)
-		}},
+			return link
+		}, []string{"mode 0755", "chmod 700"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "state")
-			if err := tt.prepare(path); err != nil {
-				t.Fatal(err)
-			}
+			path := tt.path(t, passableDir(t))
+			before, existed := modeOf(t, path)
 			d, err := Open(path)
-			if err != nil {
+			after, _ := modeOf(t, path)
+			switch {
+			case len(tt.wantErr) > 0 && err == nil:
+				t.Fatalf("Open of a directory with mode %04o succeeded, want refused", before)
+			case len(tt.wantErr) > 0:
+				for _, want := range append(tt.wantErr, path) {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("Open error %q does not say %q", err, want)
+					}
+				}
+			case err != nil:
 				t.Fatal(err)
+			case d.Path() != path:
+				t.Errorf("Path() = %s, want %s", d.Path(), path)
 			}
-			info, err := os.Stat(d.Path())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := info.Mode().Perm(); got != 0o700 {
-				t.Errorf("state dir mode = %04o, want 0700", got)
+			switch {
+			case existed && after != before:
+				t.Errorf("Open changed the mode of the existing %s from %04o to %04o", path, before, after)
+			case !existed && after != 0o700:
+				t.Errorf("Open created %s with mode %04o, want 0700", path, after)
 			}
 		})
 	}
+}
+
+// passableDir returns a new directory that every user may pass through,
+// as may they through every directory above it.
+func passableDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	// The test's temporary directories share a parent private to its owner.
+	for _, dir := range []string{root, filepath.Dir(root)} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fenced, err := fencedAbove(root); err != nil || fenced {
+		t.Fatalf("a directory above %s bars other users (%v); run the tests with TMPDIR in a directory everyone may pass through, such as /tmp", root, err)
+	}
+	return root
+}
+
+// mkdir makes dir/name with mode and returns its path.
+func mkdir(t *testing.T, dir, name string, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.Mkdir(p, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// modeOf returns the permissions of the directory at path, following
+// links, and whether it exists.
+func modeOf(t *testing.T, path string) (os.FileMode, bool) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Mode().Perm(), true
 }
 
 func TestOpenRefusesFile(t *testing.T) {
