@@ -40,14 +40,28 @@ type accTest struct {
 	adapterBlock string
 }
 
-// newAccTest fails rather than skips when terraform is missing under TF_ACC:
+// requireTerraform fails the test when the terraform binary is not on PATH:
 // the test framework would otherwise try to download it.
+func requireTerraform(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("terraform"); err != nil {
+		t.Fatalf("this test runs the terraform binary, which is not on PATH: %v", err)
+	}
+}
+
+// unitTest runs tc with the real terraform binary whether or not TF_ACC is
+// set, failing clearly when terraform is missing.
+func unitTest(t *testing.T, tc resource.TestCase) {
+	t.Helper()
+	requireTerraform(t)
+	resource.UnitTest(t, tc)
+}
+
+// newAccTest fails rather than skips when terraform is missing under TF_ACC.
 func newAccTest(t *testing.T) *accTest {
 	t.Helper()
 	if os.Getenv(resource.EnvTfAcc) != "" {
-		if _, err := exec.LookPath("terraform"); err != nil {
-			t.Fatalf("acceptance tests run the terraform binary, which is not on PATH: %v", err)
-		}
+		requireTerraform(t)
 	}
 	work := t.TempDir()
 	// Terraform's working dirs (and so its state files) land here, where

@@ -192,7 +192,17 @@ func (r *agentResource) settle(ctx context.Context, id string, plan *agentModel,
 	defer cancel()
 	a, err := r.deps.runtime.Get(observeCtx, id)
 	if err != nil {
-		diags.AddError("Cannot read agent "+id, err.Error())
+		// The agent exists all the same: saving what the plan knows keeps
+		// it tracked (a new one tainted), so a later apply or destroy
+		// removes it instead of leaking it.
+		plan.forgetUnknowns()
+		diags.Append(state.Set(ctx, plan)...)
+		detail := err.Error()
+		if startErr != nil {
+			detail = startErr.Error() + "; then reading it back failed: " + detail
+		}
+		diags.AddError("Cannot read agent "+id+" after provisioning it",
+			detail+". Terraform has saved the agent, so terraform apply replaces it and terraform destroy removes it.")
 		return
 	}
 	if startErr == nil && health == agentruntime.HealthHealthy {

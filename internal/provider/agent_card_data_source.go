@@ -57,6 +57,15 @@ func (d *agentCardDataSource) ConfigValidators(context.Context) []datasource.Con
 // values rather than whole blocks, because at validation time any of them
 // may still be unknown.
 func (d *agentCardDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var config types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("config"), &config)...)
+	if !config.IsNull() && !config.IsUnknown() {
+		// A config that does not parse is reported by Read, naming the problem.
+		if cfg, err := agentconfig.Parse([]byte(config.ValueString())); err == nil {
+			resp.Diagnostics.Append(literalSecretWarnings(cfg)...)
+		}
+	}
+
 	var verify types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("verify_signature"), &verify)...)
 	if !verify.IsNull() && !verify.IsUnknown() {

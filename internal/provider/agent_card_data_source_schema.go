@@ -70,13 +70,13 @@ func agentCardAttributes() map[string]schema.Attribute {
 		"url": optionalString("The agent's base URL, such as `http://127.0.0.1:8080`, to which `"+
 			"/.well-known/agent-card.json` is appended; or the card's own URL, used as is when its path ends in "+
 			"`agent-card.json` or lies under `/.well-known/`. Exactly one of `url` and `config` is required.",
-			webURLValidator{}),
+			webURLValidator()),
 		"config": optionalString("An agent config (TOML, as given to `a2a_agent`) to derive the card from, offline: the card " +
 			"the built-in agent host would publish for it. `${VAR}` references are left as written, since the agent host " +
 			"expands them only when it starts; the card is not signed. Exactly one of `url` and `config` is required."),
 		"endpoint": optionalString("With `config`: the URL the agent advertises, overriding the one the config implies "+
 			"(`server.advertised_url`, else `http://host:http_port`). Needed when the config leaves the port to the runtime.",
-			webURLValidator{}),
+			webURLValidator()),
 		"request_headers": schema.MapAttribute{
 			MarkdownDescription: "Headers to send with the request, such as `Authorization`. Sensitive: their values are " +
 				"never shown in plans or written to logs. Only with `url`.",

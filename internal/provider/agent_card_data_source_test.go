@@ -155,7 +155,7 @@ func runCardStep(t *testing.T, config string, expectError string, check resource
 	if expectError != "" {
 		step.ExpectError = regexp.MustCompile(expectError)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    []resource.TestStep{step},
 	})
@@ -731,7 +731,7 @@ data "a2a_agent_card" "offline" {
 		pairs = append(pairs, resource.TestCheckResourceAttrPair("data.a2a_agent_card.served", attr, "data.a2a_agent_card.offline", attr))
 	}
 	pairs = append(pairs, resource.TestCheckResourceAttr("data.a2a_agent_card.served", "name", "Card Match"))
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    []resource.TestStep{{Config: config, Check: resource.ComposeAggregateTestCheckFunc(pairs...)}},
 	})

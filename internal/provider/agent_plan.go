@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -30,9 +31,12 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 			resp.Diagnostics.Append(configDiags(err, nil)...)
 		}
 	}
-	if _, err := agentconfig.Parse(raw); err != nil {
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
 		resp.Diagnostics.Append(configDiags(err, nil)...)
+		return
 	}
+	resp.Diagnostics.Append(literalSecretWarnings(cfg)...)
 }
 
 // ModifyPlan checks the config against the runtime and the allowlist store
@@ -103,7 +107,7 @@ func (r *agentResource) plannedAllowlist(ctx context.Context, name types.String)
 // agentChange is what applying a plan does to an existing agent. Plan and
 // apply both derive it from the prior state and the plan, so they agree.
 type agentChange struct {
-	provision bool // the config or allowlist changed: record it again
+	provision bool // the config, allowlist or injected variables changed: record it again
 	start     bool // (re)start: stop if running, start, wait
 	stop      bool // stop and leave stopped
 }
@@ -112,11 +116,25 @@ func changeOf(prior, plan *agentModel) agentChange {
 	if prior == nil {
 		return agentChange{provision: true, start: plan.Running.ValueBool()}
 	}
-	c := agentChange{provision: !plan.Config.Equal(prior.Config) || !plan.EnvAllowlist.Equal(prior.EnvAllowlist)}
+	c := agentChange{provision: specChanged(prior, plan) || injectedChanged(prior, plan)}
 	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()
 	c.start = wantRunning && (c.provision || !wasRunning)
 	c.stop = !wantRunning && wasRunning
 	return c
+}
+
+// specChanged reports whether the config or the allowlist it names changed.
+func specChanged(prior, plan *agentModel) bool {
+	return !plan.Config.Equal(prior.Config) || !plan.EnvAllowlist.Equal(prior.EnvAllowlist)
+}
+
+// injectedChanged reports whether the plan gives the agent other variables
+// than it has: its allowlist changed under an unchanged config. Adapters
+// pass the variables recorded at provisioning to every start, so only
+// provisioning again takes one away.
+func injectedChanged(prior, plan *agentModel) bool {
+	known := func(l types.List) bool { return !l.IsNull() && !l.IsUnknown() }
+	return known(plan.InjectedEnv) && known(prior.InjectedEnv) && !plan.InjectedEnv.Equal(prior.InjectedEnv)
 }
 
 // planAgent checks the planned config and sets the computed values the plan
@@ -139,19 +157,31 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	if prior != nil && cfg != nil && prior.ID.ValueString() != cfg.ID() {
 		return true, diags
 	}
-	change := changeOf(prior, plan)
 
 	plan.InjectedEnv = types.ListUnknown(types.StringType)
 	switch {
-	case !change.provision:
-		plan.InjectedEnv = prior.InjectedEnv
-	case cfg != nil && rt != nil:
-		injected, d := checkSpec(ctx, rt, cfg, env)
-		diags.Append(d...)
-		if injected != nil {
-			plan.InjectedEnv = stringList(injected)
+	case prior == nil || specChanged(prior, plan):
+		if cfg != nil && rt != nil {
+			injected, d := checkSpec(ctx, rt, cfg, env)
+			diags.Append(d...)
+			if injected != nil {
+				plan.InjectedEnv = stringList(injected)
+			}
 		}
+	case env.known && plan.Running.ValueBool():
+		// The config is unchanged, but its allowlist may have changed since
+		// the agent was provisioned.
+		injected, err := agentruntime.CheckEnv(env.allowlist, cfg.Raw())
+		if err != nil {
+			return false, revokedDiags(err, cfg.ID(), env.allowlist)
+		}
+		plan.InjectedEnv = stringList(orEmpty(injected))
+	default:
+		// Stopping needs no variable, and an allowlist not known yet is
+		// checked when the agent is next provisioned.
+		plan.InjectedEnv = prior.InjectedEnv
 	}
+	change := changeOf(prior, plan)
 
 	if prior == nil || (change.provision && (cfg == nil || serverChanged(prior.Config, cfg))) {
 		plan.Endpoint, plan.CardURL = types.StringUnknown(), types.StringUnknown()
@@ -180,10 +210,15 @@ func checkSpec(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Co
 	if err != nil {
 		return nil, configDiags(err, env.allowlist)
 	}
-	if injected == nil {
-		injected = []string{}
+	return orEmpty(injected), nil
+}
+
+// orEmpty makes "no variables" a known empty list rather than an unknown one.
+func orEmpty(names []string) []string {
+	if names == nil {
+		return []string{}
 	}
-	return injected, nil
+	return names
 }
 
 // plannedProcess predicts health and instance: known where apply will not
@@ -200,10 +235,13 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 		return unknown, unknown
 	case prior == nil: // created, not started
 		return types.StringValue(string(agentruntime.HealthProvisioned)), types.StringNull()
+	case change.provision:
+		// Stopped with a new config. Adapters differ in what they then
+		// report: a replaced container was never started (provisioned), a
+		// process was (stopped).
+		return unknown, types.StringNull()
 	case change.stop:
 		return types.StringValue(string(agentruntime.HealthStopped)), types.StringNull()
-	case change.provision: // stays stopped with a new config
-		return unknown, types.StringNull()
 	default:
 		return prior.Health, prior.Instance
 	}
@@ -241,5 +279,28 @@ func configDiags(err error, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
 		return diags
 	}
 	diags.AddAttributeError(at, "Agent config refused by the runtime", err.Error())
+	return diags
+}
+
+// revokedDiags reports variables an unchanged config references that its
+// allowlist no longer allows. The agent received them when it was last
+// provisioned, and adapters pass them again at every start, so the plan
+// refuses until the config or the allowlist is fixed.
+func revokedDiags(err error, id string, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
+	var diags diag.Diagnostics
+	vars := []string{}
+	var rerr *agentruntime.Error
+	if errors.As(err, &rerr) {
+		vars = rerr.Vars
+	}
+	where := "the agent names no env_allowlist"
+	if allow != nil {
+		where = fmt.Sprintf("env allowlist %q no longer allows them", allow.Name)
+	}
+	diags.AddAttributeError(path.Root("config"), "Agent config references variables its allowlist no longer allows",
+		fmt.Sprintf("The config of agent %q references %s, but %s. The agent received them when it was last provisioned "+
+			"and would receive them again at its next start. Remove the references from the config (the agent is then "+
+			"provisioned again without them), add the variables back to the allowlist, or set running = false.",
+			id, strings.Join(vars, ", "), where))
 	return diags
 }

@@ -25,28 +25,37 @@ import (
 // outlives each terraform command because it lives in the test process.
 func memoryFactories(t *testing.T) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
+	return runtimeFactories(t, memory.New())
+}
+
+// runtimeFactories serve the provider over rt and a store of its own.
+func runtimeFactories(t *testing.T, rt agentruntime.Runtime) map[string]func() (tfprotov6.ProviderServer, error) {
+	t.Helper()
 	dir, err := statedir.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := &runtimeDeps{runtime: memory.New(), allowlists: statedir.NewAllowlists(dir)}
-	p := &a2aProvider{version: "test", connect: func(context.Context, settings, string) (*runtimeDeps, error) {
+	deps := &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir)}
+	p := &a2aProvider{version: "test", connect: func(context.Context, settings) (*runtimeDeps, error) {
 		return deps, nil
 	}}
 	return map[string]func() (tfprotov6.ProviderServer, error){"a2a": providerserver.NewProtocol6WithError(p)}
+}
+
+// memCfg renders an agent config for the in-memory adapter, whose provider
+// block needs no state dir of its own.
+func memCfg(toml string, extra ...string) string {
+	return (&accTest{stateDir: "unused"}).agent(toml, extra...)
 }
 
 // TestAgentPlan checks, through terraform plan against the in-memory
 // adapter, which computed values each kind of change leaves known. After
 // every apply the test framework also proves the next plan is empty.
 func TestAgentPlan(t *testing.T) {
-	memCfg := func(toml string, extra ...string) string {
-		return (&accTest{stateDir: "unused"}).agent(toml, extra...)
-	}
 	v1 := echoConfig("Plan Agent", "one")
 	v2 := echoConfig("Plan Agent", "two")
 	v2sha := agentconfig.Digest([]byte(heredocText(v2)))
-	resource.UnitTest(t, resource.TestCase{
+	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: memoryFactories(t),
 		Steps: []resource.TestStep{
 			{
@@ -87,6 +96,20 @@ func TestAgentPlan(t *testing.T) {
 					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("stopped")),
 					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.Null()),
 				}},
+			},
+			{
+				Config: memCfg(v1),
+			},
+			{
+				// A new config and a stop in one apply: adapters report
+				// such an agent differently, so its health waits for apply.
+				Config: memCfg(v2, "  running = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(agentAddr, at("health")),
+					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.Null()),
+				}},
+				Check: resource.TestCheckResourceAttr(agentAddr, "running", "false"),
 			},
 			{
 				// A new port is a new endpoint: unknown until apply.
@@ -138,13 +161,16 @@ const planAllowlist = `resource "a2a_env_allowlist" "list" {
 func heredocText(toml string) string { return strings.TrimSpace(toml) + "\n" }
 
 func TestChangeOf(t *testing.T) {
-	model := func(config string, running bool, allowlist string) *agentModel {
-		m := &agentModel{Config: types.StringValue(config), Running: types.BoolValue(running), EnvAllowlist: types.StringNull()}
+	model := func(config string, running bool, allowlist string, injected ...string) *agentModel {
+		m := &agentModel{Config: types.StringValue(config), Running: types.BoolValue(running), EnvAllowlist: types.StringNull(),
+			InjectedEnv: stringList(injected)}
 		if allowlist != "" {
 			m.EnvAllowlist = types.StringValue(allowlist)
 		}
 		return m
 	}
+	unknownInjected := model("a", true, "team")
+	unknownInjected.InjectedEnv = types.ListUnknown(types.StringType)
 	tests := []struct {
 		name        string
 		prior, plan *agentModel
@@ -159,6 +185,9 @@ func TestChangeOf(t *testing.T) {
 		{"crashed agent starts", model("a", false, ""), model("a", true, ""), agentChange{start: true}},
 		{"stop", model("a", true, ""), model("a", false, ""), agentChange{stop: true}},
 		{"config change and stop", model("a", true, ""), model("b", false, ""), agentChange{provision: true, stop: true}},
+		{"allowlist took a variable away restarts", model("a", true, "team", "X", "Y"), model("a", true, "team", "Y"), agentChange{provision: true, start: true}},
+		{"allowlist took a variable away from a stopped agent", model("a", false, "team", "X"), model("a", false, "team"), agentChange{provision: true}},
+		{"injected not known yet changes nothing", model("a", true, "team", "X"), unknownInjected, agentChange{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,7 +234,7 @@ func TestExamplesPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resource.UnitTest(t, resource.TestCase{
+			unitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: memoryFactories(t),
 				Steps: []resource.TestStep{{
 					Config:             string(example),

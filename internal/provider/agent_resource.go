@@ -76,13 +76,20 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `runtime`). " +
 					"`agent.name` is required and its slug is the agent id, so changing the name replaces the agent; other changes " +
 					"restart it in place. `${VAR}` and `${VAR:-default}` are expanded by the agent host from the variables " +
-					"`env_allowlist` allows, never by Terraform, so their values stay out of state.",
+					"`env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
+					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`) as `${VAR}` references: the plan warns " +
+					"about a literal one, which would be stored in state and shown in plans.",
 			},
 			"env_allowlist": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Name of the `a2a_env_allowlist` whose variables the config may reference. " +
-					"Without it the config may reference no variable at all. Changing it restarts the agent.",
-				Validators: []validator.String{slugValidator{}},
+					"Without it the config may reference no variable at all. Changing it restarts the agent. " +
+					"The plan checks the config against the allowlist as the provider has stored it, so adding a variable to an " +
+					"allowlist and referencing it in the same change takes two applies: apply the allowlist first (or " +
+					"`terraform apply -target` it), then the agent. Taking away a variable the config still references " +
+					"fails the agent's next plan until the reference goes or the variable comes back, because the agent would " +
+					"otherwise keep receiving it.",
+				Validators: []validator.String{slugValidator()},
 			},
 			"running": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -168,6 +175,22 @@ func (m *agentModel) observe(a agentruntime.Agent) {
 		// An imported agent has no value yet; the default keeps the first
 		// plan after import empty.
 		m.WaitForHealthy = types.BoolValue(true)
+	}
+}
+
+// forgetUnknowns sets the computed values nobody could observe to null,
+// since state may hold nothing unknown.
+func (m *agentModel) forgetUnknowns() {
+	for _, s := range []*types.String{&m.ID, &m.Name, &m.Endpoint, &m.CardURL, &m.Health, &m.ConfigSHA256, &m.Instance} {
+		if s.IsUnknown() {
+			*s = types.StringNull()
+		}
+	}
+	if m.Port.IsUnknown() {
+		m.Port = types.Int64Null()
+	}
+	if m.InjectedEnv.IsUnknown() {
+		m.InjectedEnv = types.ListNull(types.StringType)
 	}
 }
 

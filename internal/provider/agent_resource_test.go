@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,6 +103,25 @@ func TestAccAgent_lifecycle(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					sameID.AddStateValue(agentAddr, at("id")),
 					samePort.AddStateValue(agentAddr, at("port")),
+				},
+			},
+			{
+				// A new config and a stop in one apply: the plan leaves
+				// health to apply, which provisions and leaves it stopped.
+				Config: acc.agent(echoConfig("Acc Lifecycle", "third"), "  running = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(agentAddr, at("health")),
+					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.Null()),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "running", "false"),
+					resource.TestCheckNoResourceAttr(agentAddr, "instance"),
+					acc.checkAllStopped,
+				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameID.AddStateValue(agentAddr, at("id")),
+					newDigest.AddStateValue(agentAddr, at("config_sha256")),
 				},
 			},
 			{
@@ -248,7 +269,7 @@ resource "a2a_agent" "test" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             acc.checkNothingLeft,
-		Steps: []resource.TestStep{
+		Steps: slices.Concat([]resource.TestStep{
 			{
 				Config: config,
 				Check: resource.ComposeAggregateTestCheckFunc(
@@ -256,34 +277,21 @@ resource "a2a_agent" "test" {
 					resource.TestCheckResourceAttr(agentAddr, "injected_env.#", "1"),
 					resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_ACC_IMPORT_TOKEN"),
 				),
-			},
-			{
-				ResourceName:      agentAddr,
-				ImportState:       true,
-				ImportStateId:     "acc-import",
-				ImportStateVerify: true,
-			},
-			{
-				// Import as an import block: the plan must be a no-op.
-				ResourceName:    agentAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "acc-import",
-			},
-			{
-				ResourceName:      "a2a_env_allowlist.test",
-				ImportState:       true,
-				ImportStateId:     "acc-import",
-				ImportStateVerify: true,
-			},
-			{
-				ResourceName:    "a2a_env_allowlist.test",
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "acc-import",
-			},
-		},
+			}},
+			importSteps(agentAddr, "acc-import"),
+			importSteps("a2a_env_allowlist.test", "acc-import"),
+		),
 	})
+}
+
+// importSteps import addr by id twice: with terraform import, whose state
+// must match the managed one, and with an import block, whose plan must be
+// empty.
+func importSteps(addr, id string) []resource.TestStep {
+	return []resource.TestStep{
+		{ResourceName: addr, ImportState: true, ImportStateId: id, ImportStateVerify: true},
+		{ResourceName: addr, ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: id},
+	}
 }
 
 func TestAccAgent_envAllowlist(t *testing.T) {
@@ -361,19 +369,32 @@ func TestAccAgent_planTimeErrors(t *testing.T) {
 
 func TestAccAgent_failedStartIsTainted(t *testing.T) {
 	acc := newAccTest(t)
-	// The config passes every plan-time check, but the agent host cannot
-	// load the key and exits at start.
-	broken := acc.agent("[agent]\nname = \"Acc Broken\"\n[card]\nsigning_key = \"not a key\"\n",
-		"  timeouts {\n    create = \"20s\"\n  }")
-	fixed := acc.agent(echoConfig("Acc Broken", "fixed"))
+	// The config passes every plan-time check, but the variable it needs is
+	// unset, so the agent host exits at start naming it.
+	const unset = "A2A_ACC_UNSET_VAR"
+	t.Setenv(unset, "")
+	if err := os.Unsetenv(unset); err != nil {
+		t.Fatal(err)
+	}
+	allowlist := fmt.Sprintf(`
+resource "a2a_env_allowlist" "test" {
+  name      = "acc-broken"
+  variables = [%q]
+}
+`, unset)
+	broken := acc.agent(fmt.Sprintf("[agent]\nname = \"Acc Broken\"\ndescription = \"$${%s}\"\n", unset),
+		"  env_allowlist = a2a_env_allowlist.test.name",
+		"  timeouts {\n    create = \"20s\"\n  }") + allowlist
+	fixed := acc.agent(echoConfig("Acc Broken", "fixed")) + allowlist
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             acc.checkNothingLeft,
 		Steps: []resource.TestStep{
 			{
-				Config:      broken,
-				ExpectError: regexp.MustCompile(`(?s)Agent acc-broken did not start.*Last\s+\d+\s+lines\s+of\s+the\s+agent's\s+log.*no\s+PEM\s+private\s+key\s+found`),
+				Config: broken,
+				ExpectError: regexp.MustCompile(`(?s)Agent acc-broken did not start.*Last\s+\d+\s+lines\s+of\s+the\s+agent's\s+log.*` +
+					`unset\s+variables\s+with\s+no\s+default:\s+` + unset),
 			},
 			{
 				// The failed agent was saved tainted, so even an in-place

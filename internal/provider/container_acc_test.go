@@ -292,7 +292,7 @@ func TestAccContainerAgent_lifecycle(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				Config: c.agentWithCard(echoConfig(name, "first")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -317,19 +317,20 @@ func TestAccContainerAgent_lifecycle(t *testing.T) {
 				ConfigStateChecks: trackIdentity(),
 			},
 			{
-				ResourceName:      agentAddr,
-				ImportState:       true,
-				ImportStateId:     id,
-				ImportStateVerify: true,
+				// A new config and a stop in one apply: the replaced
+				// container is never started, so the plan cannot know
+				// whether the engine reports it provisioned or stopped.
+				Config: c.agent(echoConfig(name, "third"), "  running = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(agentAddr, at("health")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "running", "false"),
+					resource.TestCheckNoResourceAttr(agentAddr, "instance"),
+				),
 			},
-			{
-				// Import as an import block: the plan must be a no-op.
-				ResourceName:    agentAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   id,
-			},
-		},
+		}, importSteps(agentAddr, id)...),
 	})
 }
 
@@ -391,7 +392,7 @@ resource "a2a_env_allowlist" "test" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				// The card shows the value, expanded by the agent host in
 				// the container; state holds only the name.
@@ -404,20 +405,8 @@ resource "a2a_env_allowlist" "test" {
 					c.checkNotPersisted(greeting),
 				),
 			},
-			{
-				// The container records its allowlist, so import adopts
-				// the agent whole.
-				ResourceName:      agentAddr,
-				ImportState:       true,
-				ImportStateId:     id,
-				ImportStateVerify: true,
-			},
-			{
-				ResourceName:    agentAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   id,
-			},
-		},
+			// The container records its allowlist, so import (below)
+			// adopts the agent whole.
+		}, importSteps(agentAddr, id)...),
 	})
 }

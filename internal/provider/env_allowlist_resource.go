@@ -57,14 +57,14 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Name agents refer to in `env_allowlist`: lower-case letters, digits and single hyphens. Changing it replaces the allowlist.",
-				Validators:          []validator.String{slugValidator{}},
+				Validators:          []validator.String{slugValidator()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"variables": schema.SetAttribute{
 				Required:            true,
 				ElementType:         types.StringType,
 				MarkdownDescription: "Environment variable names agents may reference.",
-				Validators:          []validator.Set{setvalidator.ValueStringsAre(envNameValidator{})},
+				Validators:          []validator.Set{setvalidator.ValueStringsAre(envNameValidator())},
 			},
 			"description": schema.StringAttribute{
 				Optional:            true,

@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -16,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
@@ -70,9 +73,10 @@ func localBlock() schema.Block {
 					"Default: this provider's own executable, whose `run` subcommand is the built-in agent host.",
 			},
 			"stop_grace_period": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "How long an agent may take to exit after SIGTERM before it is killed, as a duration such as `\"10s\"`. Default: `\"10s\"`.",
-				Validators:          []validator.String{durationValidator{}},
+				Optional: true,
+				MarkdownDescription: "How long an agent may take to exit after SIGTERM before it is killed, as a duration such as `\"10s\"`. " +
+					defaultIs(local.DefaultStopGracePeriod.String()),
+				Validators: []validator.String{durationValidator()},
 			},
 		},
 	}
@@ -94,21 +98,22 @@ func containerBlock() schema.Block {
 			},
 			"advertise_host": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Host that agent ports are published on and probed at. Default: `\"127.0.0.1\"`.",
+				MarkdownDescription: "Host that agent ports are published on and probed at. " + defaultIs(container.DefaultAdvertiseHost),
 			},
 			"network": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Engine network the agents join. Default: `\"bridge\"`.",
+				MarkdownDescription: "Engine network the agents join. " + defaultIs(container.DefaultNetwork),
 			},
 			"restart_policy": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Engine restart policy: `no`, `always`, `unless-stopped` or `on-failure`. Default: `\"unless-stopped\"`.",
+				MarkdownDescription: "Engine restart policy: `no`, `always`, `unless-stopped` or `on-failure`. " + defaultIs(container.DefaultRestartPolicy),
 				Validators:          []validator.String{stringvalidator.OneOf(restartPolicies...)},
 			},
 			"stop_grace_period": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "How long an agent container may take to exit after SIGTERM, as a duration such as `\"10s\"`. Default: `\"10s\"`.",
-				Validators:          []validator.String{durationValidator{}},
+				Optional: true,
+				MarkdownDescription: "How long an agent container may take to exit after SIGTERM, as a duration such as `\"10s\"`. " +
+					defaultIs(container.DefaultStopGracePeriod.String()),
+				Validators: []validator.String{durationValidator()},
 			},
 			"tls_ca_cert": schema.StringAttribute{
 				Optional:            true,
@@ -145,10 +150,10 @@ func hardeningBlock() schema.Block {
 				Optional: true, MarkdownDescription: "Forbid gaining privileges through setuid binaries. Default: `true`.",
 			},
 			"user": schema.StringAttribute{
-				Optional: true, MarkdownDescription: "`uid:gid` the agent runs as; empty runs the image's own user. Default: `\"65534:65534\"`.",
+				Optional: true, MarkdownDescription: "`uid:gid` the agent runs as; empty runs the image's own user. " + defaultIs(container.DefaultUser),
 			},
 			"pids_limit": schema.Int64Attribute{
-				Optional: true, MarkdownDescription: "Most processes a container may run; `0` sets no limit. Default: `512`.",
+				Optional: true, MarkdownDescription: fmt.Sprintf("Most processes a container may run; `0` sets no limit. Default: `%d`.", container.DefaultPidsLimit),
 			},
 			"memory_mb": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: "Memory limit in MiB (at least 6); unset or `0` sets no limit.",
@@ -159,6 +164,9 @@ func hardeningBlock() schema.Block {
 		},
 	}
 }
+
+// defaultIs documents a string attribute's default, which the adapters own.
+func defaultIs(value string) string { return fmt.Sprintf("Default: `%q`.", value) }
 
 func (p *a2aProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
 	return []provider.ConfigValidator{
@@ -172,7 +180,7 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	s, diags := model.resolve()
+	s, diags := model.resolve(p.version)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -183,12 +191,12 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	}
 	ctx = tflog.SetField(ctx, "state_dir", s.stateDir)
 	ctx = tflog.SetField(ctx, "adapter", adapter)
-	deps, err := p.connect(ctx, s, p.version)
+	deps, err := p.connect(ctx, s)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot start the "+adapter+" runtime", err.Error())
 		return
 	}
-	tflog.Debug(ctx, "runtime ready")
+	resp.Diagnostics.Append(recoverAgents(ctx, deps.runtime)...)
 	resp.ResourceData = deps
 	resp.DataSourceData = deps
 }

@@ -22,7 +22,7 @@ func TestProviderBlockValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			unitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config: "provider \"a2a\" {\n  state_dir = \"" + t.TempDir() + "\"\n  " + tt.block + "\n}\n" +

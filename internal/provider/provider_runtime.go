@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
@@ -19,23 +22,19 @@ type runtimeDeps struct {
 
 // connectFunc builds the runtime for resolved settings. Unit tests replace
 // it to run the provider's logic against the in-memory adapter.
-type connectFunc func(ctx context.Context, s settings, version string) (*runtimeDeps, error)
+type connectFunc func(ctx context.Context, s settings) (*runtimeDeps, error)
 
 // connect opens the state dir and the adapter the provider block selects.
-func connect(ctx context.Context, s settings, version string) (*runtimeDeps, error) {
+func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 	dir, err := statedir.Open(s.stateDir)
 	if err != nil {
 		return nil, fmt.Errorf("open state dir %s: %w", s.stateDir, err)
 	}
 	var rt agentruntime.Runtime
 	if s.container != nil {
-		rt, err = container.New(ctx, containerOptions(s, version))
+		rt, err = container.New(ctx, *s.container)
 	} else {
-		rt, err = local.New(local.Options{
-			StateDir:        s.stateDir,
-			Executable:      s.local.executable,
-			StopGracePeriod: s.local.stopGracePeriod,
-		})
+		rt, err = local.New(s.local)
 	}
 	if err != nil {
 		return nil, err
@@ -43,30 +42,18 @@ func connect(ctx context.Context, s settings, version string) (*runtimeDeps, err
 	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir)}, nil
 }
 
-func containerOptions(s settings, version string) container.Options {
-	c := s.container
-	return container.Options{
-		Host:            c.host,
-		TLSCACert:       c.tlsCACert,
-		TLSCert:         c.tlsCert,
-		TLSKey:          c.tlsKey,
-		TLSVerify:       c.tlsVerify,
-		BaseImage:       c.baseImage,
-		Version:         version,
-		Executable:      s.local.executable,
-		StateDir:        s.stateDir,
-		AdvertiseHost:   c.advertiseHost,
-		Network:         c.network,
-		RestartPolicy:   c.restartPolicy,
-		StopGracePeriod: c.stopGracePeriod,
-		Hardening: &container.Hardening{
-			ReadOnlyRootfs:      c.hardening.readOnlyRootfs,
-			DropAllCapabilities: c.hardening.dropAllCapabilities,
-			NoNewPrivileges:     c.hardening.noNewPrivileges,
-			User:                c.hardening.user,
-			PidsLimit:           c.hardening.pidsLimit,
-			MemoryMB:            c.hardening.memoryMB,
-			CPUs:                c.hardening.cpus,
-		},
+// recoverAgents adopts the agents earlier provider processes started.
+// Terraform runs a new provider process for every command, so this runs
+// every time; it reads records or labels and probes nothing. A failure only
+// warns: each resource then reports what it cannot reach, naming the agent.
+func recoverAgents(ctx context.Context, rt agentruntime.Runtime) diag.Diagnostics {
+	var diags diag.Diagnostics
+	rec, err := rt.Recover(ctx)
+	if err != nil {
+		diags.AddWarning("Cannot recover agents started earlier",
+			err.Error()+". The agents themselves are untouched; fix this and run the command again.")
+		return diags
 	}
+	tflog.Info(ctx, "runtime ready", map[string]any{"recovery": string(rec.Mode), "adopted": rec.IDs})
+	return diags
 }

@@ -9,17 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
-)
-
-// Defaults of the provider block, applied when an attribute is omitted.
-const (
-	defaultStopGracePeriod = 10 * time.Second
-	defaultAdvertiseHost   = "127.0.0.1"
-	defaultNetwork         = "bridge"
-	defaultRestartPolicy   = "unless-stopped"
-	defaultContainerUser   = "65534:65534"
-	defaultPidsLimit       = 512
 )
 
 // restartPolicies are the container restart policies engines understand.
@@ -60,46 +52,18 @@ type hardeningModel struct {
 	CPUs                types.Float64 `tfsdk:"cpus"`
 }
 
-// settings is the provider block with every default applied: what the
-// runtime is built from.
+// settings is the provider block resolved into the options of the adapter
+// it selects. Attributes left out stay zero, so that each adapter applies
+// its own documented default in one place.
 type settings struct {
 	stateDir  string
-	container *containerSettings // nil selects the local adapter
-	local     localSettings
+	local     local.Options
+	container *container.Options // nil selects the local adapter
 }
 
-type localSettings struct {
-	executable      string
-	stopGracePeriod time.Duration
-}
-
-type containerSettings struct {
-	host            string
-	baseImage       string
-	advertiseHost   string
-	network         string
-	restartPolicy   string
-	stopGracePeriod time.Duration
-	tlsCACert       string
-	tlsCert         string
-	tlsKey          string
-	tlsVerify       bool
-	hardening       hardeningSettings
-}
-
-type hardeningSettings struct {
-	readOnlyRootfs      bool
-	dropAllCapabilities bool
-	noNewPrivileges     bool
-	user                string
-	pidsLimit           int64
-	memoryMB            int64
-	cpus                float64
-}
-
-// resolve applies the defaults. Every value must be known: the runtime is
-// built once per Terraform command, before any resource is planned.
-func (m providerModel) resolve() (settings, diag.Diagnostics) {
+// resolve reads the provider block. Every value must be known: the runtime
+// is built once per Terraform command, before any resource is planned.
+func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	unknown := func(p path.Path, v unknowable) bool { return refuseUnknown(&diags, p, v) }
 	var s settings
@@ -114,61 +78,55 @@ func (m providerModel) resolve() (settings, diag.Diagnostics) {
 		}
 		s.stateDir = dir
 	}
-	s.local = localSettings{stopGracePeriod: defaultStopGracePeriod}
+	s.local.StateDir = s.stateDir
 	if m.Local != nil {
-		local := path.Root("local")
-		if !unknown(local.AtName("executable"), m.Local.Executable) {
-			s.local.executable = m.Local.Executable.ValueString()
+		block := path.Root("local")
+		if !unknown(block.AtName("executable"), m.Local.Executable) {
+			s.local.Executable = m.Local.Executable.ValueString()
 		}
-		if !unknown(local.AtName("stop_grace_period"), m.Local.StopGracePeriod) {
-			s.local.stopGracePeriod = parseDuration(m.Local.StopGracePeriod.ValueString(), defaultStopGracePeriod)
+		if !unknown(block.AtName("stop_grace_period"), m.Local.StopGracePeriod) {
+			s.local.StopGracePeriod = parseDuration(m.Local.StopGracePeriod.ValueString())
 		}
 	}
-	if s.local.executable == "" {
+	if s.local.Executable == "" {
 		exe, err := os.Executable()
 		if err != nil {
 			diags.AddAttributeError(path.Root("local").AtName("executable"), "Cannot find the provider executable",
 				fmt.Sprintf("The agent host is the provider's own executable, which cannot be located (%v): set local.executable.", err))
 		}
-		s.local.executable = exe
+		s.local.Executable = exe
 	}
 	if m.Container != nil {
 		c, d := m.Container.resolve()
 		diags.Append(d...)
+		c.Version, c.Executable, c.StateDir = version, s.local.Executable, s.stateDir
 		s.container = &c
 	}
 	return s, diags
 }
 
-func (m containerModel) resolve() (containerSettings, diag.Diagnostics) {
+func (m containerModel) resolve() (container.Options, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	root := path.Root("container")
-	str := func(name string, v types.String, def string) string {
+	str := func(name string, v types.String) string {
 		if refuseUnknown(&diags, root.AtName(name), v) {
 			return ""
 		}
-		if v.IsNull() || v.ValueString() == "" {
-			return def
-		}
 		return v.ValueString()
 	}
-	c := containerSettings{
-		host:            str("host", m.Host, ""),
-		baseImage:       str("base_image", m.BaseImage, ""),
-		advertiseHost:   str("advertise_host", m.AdvertiseHost, defaultAdvertiseHost),
-		network:         str("network", m.Network, defaultNetwork),
-		restartPolicy:   str("restart_policy", m.RestartPolicy, defaultRestartPolicy),
-		tlsCACert:       str("tls_ca_cert", m.TLSCACert, ""),
-		tlsCert:         str("tls_cert", m.TLSCert, ""),
-		tlsKey:          str("tls_key", m.TLSKey, ""),
-		stopGracePeriod: parseDuration(str("stop_grace_period", m.StopGracePeriod, ""), defaultStopGracePeriod),
-		hardening: hardeningSettings{
-			readOnlyRootfs: true, dropAllCapabilities: true, noNewPrivileges: true,
-			user: defaultContainerUser, pidsLimit: defaultPidsLimit,
-		},
+	c := container.Options{
+		Host:            str("host", m.Host),
+		BaseImage:       str("base_image", m.BaseImage),
+		AdvertiseHost:   str("advertise_host", m.AdvertiseHost),
+		Network:         str("network", m.Network),
+		RestartPolicy:   str("restart_policy", m.RestartPolicy),
+		TLSCACert:       str("tls_ca_cert", m.TLSCACert),
+		TLSCert:         str("tls_cert", m.TLSCert),
+		TLSKey:          str("tls_key", m.TLSKey),
+		StopGracePeriod: parseDuration(str("stop_grace_period", m.StopGracePeriod)),
 	}
 	if !refuseUnknown(&diags, root.AtName("tls_verify"), m.TLSVerify) {
-		c.tlsVerify = m.TLSVerify.ValueBool()
+		c.TLSVerify = m.TLSVerify.ValueBool()
 	}
 	if h := m.Hardening; h != nil {
 		hp := root.AtName("hardening")
@@ -179,22 +137,26 @@ func (m containerModel) resolve() (containerSettings, diag.Diagnostics) {
 		} {
 			refuseUnknown(&diags, hp.AtName(name), v)
 		}
+		// The adapter takes a hardening block exactly as given, so the
+		// attributes left out keep its defaults.
+		hardening := container.DefaultHardening()
 		override := func(v types.Bool, into *bool) {
 			if !v.IsNull() && !v.IsUnknown() {
 				*into = v.ValueBool()
 			}
 		}
-		override(h.ReadOnlyRootfs, &c.hardening.readOnlyRootfs)
-		override(h.DropAllCapabilities, &c.hardening.dropAllCapabilities)
-		override(h.NoNewPrivileges, &c.hardening.noNewPrivileges)
+		override(h.ReadOnlyRootfs, &hardening.ReadOnlyRootfs)
+		override(h.DropAllCapabilities, &hardening.DropAllCapabilities)
+		override(h.NoNewPrivileges, &hardening.NoNewPrivileges)
 		if !h.User.IsNull() && !h.User.IsUnknown() {
-			c.hardening.user = h.User.ValueString()
+			hardening.User = h.User.ValueString()
 		}
 		if !h.PidsLimit.IsNull() && !h.PidsLimit.IsUnknown() {
-			c.hardening.pidsLimit = h.PidsLimit.ValueInt64()
+			hardening.PidsLimit = h.PidsLimit.ValueInt64()
 		}
-		c.hardening.memoryMB = h.MemoryMB.ValueInt64()
-		c.hardening.cpus = h.CPUs.ValueFloat64()
+		hardening.MemoryMB = h.MemoryMB.ValueInt64()
+		hardening.CPUs = h.CPUs.ValueFloat64()
+		c.Hardening = &hardening
 	}
 	return c, diags
 }
@@ -213,11 +175,11 @@ func refuseUnknown(diags *diag.Diagnostics, p path.Path, v unknowable) bool {
 }
 
 // parseDuration reads a duration the attribute validator has already
-// accepted; empty selects def.
-func parseDuration(s string, def time.Duration) time.Duration {
+// accepted; empty is zero, which selects the adapter's default.
+func parseDuration(s string) time.Duration {
 	d, err := time.ParseDuration(s)
-	if s == "" || err != nil {
-		return def
+	if err != nil {
+		return 0
 	}
 	return d
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -10,71 +11,105 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
 
-// durationValidator accepts Go duration strings such as "10s" or "1m30s"
-// that are positive, so a typo fails the plan instead of the first stop.
-type durationValidator struct{}
-
-func (durationValidator) Description(context.Context) string {
-	return `must be a positive duration such as "10s" or "1m30s"`
+// stringRule is a string attribute validator made of one rule: known values
+// the rule finds a problem with fail validation, null and unknown values
+// pass (the framework validates them again once they are known).
+type stringRule struct {
+	description string
+	summary     string
+	// problem explains what is wrong with value, or returns "" when
+	// nothing is.
+	problem func(value, description string) string
 }
 
-func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+var _ validator.String = stringRule{}
 
-func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (r stringRule) Description(context.Context) string { return r.description }
+
+func (r stringRule) MarkdownDescription(context.Context) string { return r.description }
+
+func (r stringRule) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	d, err := time.ParseDuration(req.ConfigValue.ValueString())
-	switch {
-	case err != nil:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%q is not a duration: write a number with a unit, such as \"10s\" or \"1m30s\".", req.ConfigValue.ValueString()))
-	case d <= 0:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration",
-			fmt.Sprintf("%q must be greater than zero.", req.ConfigValue.ValueString()))
+	if detail := r.problem(req.ConfigValue.ValueString(), r.description); detail != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, r.summary, detail)
+	}
+}
+
+// durationValidator accepts Go duration strings such as "10s" or "1m30s"
+// that are positive, so a typo fails the plan instead of the first stop.
+func durationValidator() validator.String {
+	return stringRule{
+		description: `must be a positive duration such as "10s" or "1m30s"`,
+		summary:     "Invalid duration",
+		problem: func(value, _ string) string {
+			d, err := time.ParseDuration(value)
+			switch {
+			case err != nil:
+				return fmt.Sprintf("%q is not a duration: write a number with a unit, such as \"10s\" or \"1m30s\".", value)
+			case d <= 0:
+				return fmt.Sprintf("%q must be greater than zero.", value)
+			}
+			return ""
+		},
 	}
 }
 
 // envNameValidator accepts POSIX environment variable names, the only names
 // an agent config can reference.
-type envNameValidator struct{}
-
-func (envNameValidator) Description(context.Context) string {
-	return "must be an environment variable name: letters, digits and underscores, not starting with a digit"
-}
-
-func (v envNameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v envNameValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if name := req.ConfigValue.ValueString(); !agentconfig.ValidEnvName(name) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid environment variable name",
-			fmt.Sprintf("%q %s.", name, v.Description(ctx)))
+func envNameValidator() validator.String {
+	return stringRule{
+		description: "must be an environment variable name: letters, digits and underscores, not starting with a digit",
+		summary:     "Invalid environment variable name",
+		problem: func(value, description string) string {
+			if agentconfig.ValidEnvName(value) {
+				return ""
+			}
+			return fmt.Sprintf("%q %s.", value, description)
+		},
 	}
 }
 
 // slugValidator accepts names that are their own slug, so that the name can
 // serve as an id and a file name unchanged.
-type slugValidator struct{}
-
-func (slugValidator) Description(context.Context) string {
-	return "must be lower-case letters, digits and single hyphens"
+func slugValidator() validator.String {
+	return stringRule{
+		description: "must be lower-case letters, digits and single hyphens",
+		summary:     "Invalid name",
+		problem: func(value, description string) string {
+			if value == "" {
+				return "The name is empty: it " + description + ", such as \"team-secrets\"."
+			}
+			slug := agentconfig.Slug(value)
+			if slug == value {
+				return ""
+			}
+			detail := fmt.Sprintf("%q %s", value, description)
+			if slug != "" {
+				detail += fmt.Sprintf(" (try %q)", slug)
+			}
+			return detail + "."
+		},
+	}
 }
 
-func (v slugValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v slugValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	name := req.ConfigValue.ValueString()
-	if slug := agentconfig.Slug(name); slug != name {
-		detail := fmt.Sprintf("%q %s", name, v.Description(ctx))
-		if slug != "" {
-			detail += fmt.Sprintf(" (try %q)", slug)
-		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid name", detail+".")
+// webURLValidator accepts absolute http and https URLs with a host, so a
+// typo such as a missing scheme fails the plan rather than the read.
+func webURLValidator() validator.String {
+	return stringRule{
+		description: "must be an absolute http:// or https:// URL with a host",
+		summary:     "Invalid URL",
+		problem: func(value, description string) string {
+			u, err := url.Parse(value)
+			if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+				return ""
+			}
+			detail := fmt.Sprintf("%q %s", value, description)
+			if err != nil {
+				detail += fmt.Sprintf(" (%v)", err)
+			}
+			return detail + "."
+		},
 	}
 }
