@@ -1,36 +1,55 @@
 package provider
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
+	"bytes"
+	"context"
+	"reflect"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 )
 
-// TestAccProvider_recoversAgents proves every terraform command adopts the
-// agents earlier commands started, and logs what it adopted.
-func TestAccProvider_recoversAgents(t *testing.T) {
-	acc := newAccTest(t)
-	logPath := filepath.Join(t.TempDir(), "provider.log")
-	t.Setenv("TF_ACC_LOG_PATH", logPath)
-	config := acc.agent(echoConfig("Acc Recover", "adopted"))
-
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             acc.checkNothingLeft,
-		Steps: []resource.TestStep{
-			{Config: config, Check: acc.recordPID()},
-			{Config: config, PlanOnly: true},
-		},
-	})
-	logged, err := os.ReadFile(logPath)
+// TestRecoverAgentsLogsAdoption proves that a fresh provider process adopts
+// the agents an earlier one started and says which. It reads the log through
+// a test sink rather than TF_ACC_LOG_PATH, which the plugin SDK reads once
+// per process and so would depend on test order.
+func TestRecoverAgentsLogsAdoption(t *testing.T) {
+	ctx := context.Background()
+	stateDir := t.TempDir()
+	earlier, err := local.New(local.Options{StateDir: stateDir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	adopted := regexp.MustCompile(`runtime ready:.*adopted=\["acc-recover"\].*recovery=adopted`)
-	if !adopted.Match(logged) {
-		t.Errorf("no provider log line in %s reports adopting acc-recover; want one matching %s", logPath, adopted)
+	if _, err := earlier.Provision(ctx, agentruntime.Spec{Config: []byte(echoConfig("Recover Me", "adopted"))}); err != nil {
+		t.Fatal(err)
 	}
+	if err := earlier.Start(ctx, "recover-me"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = earlier.Deprovision(context.Background(), "recover-me") })
+
+	later, err := local.New(local.Options{StateDir: stateDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if diags := recoverAgents(tflogtest.RootLogger(ctx, &out), later); diags.HasError() || diags.WarningsCount() > 0 {
+		t.Fatalf("recoverAgents: %v", diags)
+	}
+	entries, err := tflogtest.MultilineJSONDecode(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e["@message"] == "runtime ready" {
+			if e["recovery"] != string(agentruntime.Adopted) || !reflect.DeepEqual(e["adopted"], []any{"recover-me"}) {
+				t.Errorf("runtime ready logged %v, want recovery=adopted and adopted=[recover-me]", e)
+			}
+			return
+		}
+	}
+	t.Errorf("no 'runtime ready' line in the provider log: %v", entries)
 }
