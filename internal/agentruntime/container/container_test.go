@@ -327,10 +327,7 @@ func TestEngineUnreachable(t *testing.T) {
 // dial-stdio`) against the local engine, which needs no ssh server.
 func TestRelayThroughCLI(t *testing.T) {
 	needEngine(t)
-	host := os.Getenv("DOCKER_HOST")
-	if host == "" {
-		host = "unix:///var/run/docker.sock"
-	}
+	host := testEngineHost()
 	docker(t, "version", "--format", "{{.Client.Version}}")
 	relayed, err := client.New(relayOptions(host)...)
 	if err != nil {

@@ -9,8 +9,12 @@ import (
 
 func TestContract(t *testing.T) {
 	needEngine(t)
-	scope := newScope(t)
-	opts := testOptions(t, scope)
+	runContract(t, testOptions(t, newScope(t)))
+}
+
+// runContract puts runtimes built from opts through the shared suite; the
+// transports (unix socket, TLS, ssh) differ only in opts.
+func runContract(t *testing.T, opts Options) {
 	contracttest.Run(t, contracttest.Harness{
 		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, opts) },
 		Config:  func(name string) []byte { return agentConfig(name) },

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -106,10 +107,23 @@ func tlsOption(o Options) (client.Opt, error) {
 // engineError turns an engine failure into a runtime error that names the
 // engine and what the operator can do.
 func (r *Runtime) engineError(op, id string, err error) error {
-	var rerr *agentruntime.Error
+	var (
+		rerr      *agentruntime.Error
+		untrusted *tls.CertificateVerificationError
+		relay     *relayError
+	)
 	switch {
 	case errors.As(err, &rerr):
 		return err
+	case errors.As(err, &untrusted):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"the container engine at %s presented a TLS certificate that does not verify: set tls_ca_cert to the CA that signed it, and name the engine by a host its certificate lists", r.engine)
+	case tlsRefused(err):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"the container engine at %s refused the TLS handshake: set tls_cert and tls_key to a client certificate signed by a CA the engine trusts", r.engine)
+	case errors.As(err, &relay):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"the docker CLI could not reach the container engine at %s: check that `docker --host %s info` works from this machine (ssh key, known_hosts, docker on the remote)", r.engine, r.engine.Host)
 	case client.IsErrConnectionFailed(err):
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
 			"cannot reach the container engine at %s: start the engine, or point the provider at one that runs (Docker or Podman socket)", r.engine)
@@ -122,4 +136,12 @@ func (r *Runtime) engineError(op, id string, err error) error {
 	default:
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "container engine at %s", r.engine.Host)
 	}
+}
+
+// tlsRefused reports whether the engine ended the TLS handshake with an
+// alert, as it does for a missing or untrusted client certificate. Go's TLS
+// client reports a received alert only as a "remote error" operation.
+func tlsRefused(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error"
 }
