@@ -27,6 +27,15 @@ const (
 type Spec struct {
 	Config    []byte
 	Allowlist *EnvAllowlist
+	// CreateOnly makes Provision fail with KindConflict if the id exists,
+	// checked atomically with the creation, so that two creators of one id
+	// never both believe they own it.
+	CreateOnly bool
+}
+
+// Exists is the error of a CreateOnly Provision that finds id taken.
+func Exists(op, id string) *Error {
+	return newError(KindConflict, op, id, "an agent with this id already exists; import it, or give the new agent another agent.name", nil)
 }
 
 // Agent is the runtime's view of one agent.
@@ -74,7 +83,8 @@ type Runtime interface {
 	Check(ctx context.Context, spec Spec) error
 	// Provision records the agent described by spec and returns it,
 	// without starting it. Provisioning an id that exists replaces its
-	// config (the caller restarts it); the allocated port is kept.
+	// config (the caller restarts it); the allocated port is kept, unless
+	// spec.CreateOnly asks for a new agent only.
 	Provision(ctx context.Context, spec Spec) (Agent, error)
 	// Start starts a provisioned or stopped agent; ErrAlreadyRunning if it runs.
 	Start(ctx context.Context, id string) error

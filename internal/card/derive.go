@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -126,7 +127,8 @@ func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentS
 }
 
 // EndpointFor returns the URL an agent advertises: server.advertised_url if
-// set, else http://host:port from server.host and server.http_port. With
+// set, else http://host:port from server.http_port and server.host, made
+// reachable (see ReachableHost). With
 // neither an advertised URL nor a port the endpoint is not known until the
 // runtime allocates a port, and EndpointFor returns "": callers then pass
 // the URL the agent actually listens on.
@@ -137,7 +139,22 @@ func EndpointFor(cfg *agentconfig.Config) string {
 	if cfg.Server.HTTPPort == 0 {
 		return ""
 	}
-	return "http://" + net.JoinHostPort(cfg.ListenHost(), strconv.Itoa(cfg.Server.HTTPPort))
+	return "http://" + net.JoinHostPort(ReachableHost(cfg.ListenHost()), strconv.Itoa(cfg.Server.HTTPPort))
+}
+
+// ReachableHost is the host clients reach an agent listening on host at:
+// an agent listening on every address (0.0.0.0 or ::) is reached over
+// loopback, since no client can connect to the unspecified address.
+func ReachableHost(host string) string {
+	addr, err := netip.ParseAddr(host)
+	switch {
+	case err != nil || !addr.IsUnspecified():
+		return host
+	case addr.Is4():
+		return "127.0.0.1"
+	default:
+		return "::1"
+	}
 }
 
 func checkEndpoint(endpoint string) error {

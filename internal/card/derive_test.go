@@ -199,6 +199,10 @@ func TestEndpointFor(t *testing.T) {
 		{"default host", "[agent]\nname = \"A\"\n[server]\nhttp_port = 8080\n", "http://127.0.0.1:8080"},
 		{"ipv6 host", "[agent]\nname = \"A\"\n[server]\nhost = \"::1\"\nhttp_port = 8080\n", "http://[::1]:8080"},
 		{"no port yet", "[agent]\nname = \"A\"\n", ""},
+		{"every ipv4 address reached over loopback", "[agent]\nname = \"A\"\n[server]\nhost = \"0.0.0.0\"\nhttp_port = 8080\n", "http://127.0.0.1:8080"},
+		{"every ipv6 address reached over loopback", "[agent]\nname = \"A\"\n[server]\nhost = \"::\"\nhttp_port = 8080\n", "http://[::1]:8080"},
+		{"advertised url wins over every address", "[agent]\nname = \"A\"\n[server]\nhost = \"0.0.0.0\"\nhttp_port = 8080\nadvertised_url = \"https://a.example.com/\"\n", "https://a.example.com/"},
+		{"named host kept", "[agent]\nname = \"A\"\n[server]\nhost = \"agents.internal\"\nhttp_port = 8080\n", "http://agents.internal:8080"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -100,7 +100,8 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 
 // Provision creates the agent's container, not started. An agent that
 // exists keeps its port; its container is replaced when anything of it
-// changed, which stops the agent until the caller starts it again.
+// changed, which stops the agent until the caller starts it again. With
+// spec.CreateOnly an agent that exists is refused instead.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	p, err := prepare(spec)
 	if err != nil {
@@ -117,6 +118,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
+	if existing != nil && spec.CreateOnly {
+		return agentruntime.Agent{}, agentruntime.Exists("provision", id)
+	}
 	b := blueprint{cfg: p.Config, injected: p.InjectedEnv}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
@@ -132,6 +136,11 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	switch {
 	case existing == nil:
 		created, err = r.create(ctx, "provision", id, want)
+		if spec.CreateOnly && agentruntime.IsKind(err, agentruntime.KindConflict) {
+			// Another process created the agent since the inspect: the
+			// engine's unique names let only one creation through.
+			return agentruntime.Agent{}, agentruntime.Exists("provision", id)
+		}
 	case unchanged(existing, want):
 		return r.agent(ctx, existing), nil
 	default:

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,6 +56,8 @@ func Run(t *testing.T, h Harness) {
 		{"invalid config", testInvalidConfig},
 		{"disallowed env", testDisallowedEnv},
 		{"provision again keeps the port", testReprovision},
+		{"create only", testCreateOnly},
+		{"concurrent creates of one id", testConcurrentCreates},
 		{"config and allowlist read back", testReadBack},
 		{"recover", testRecover},
 		{"logs", testLogs},
@@ -305,6 +308,70 @@ func testReprovision(t *testing.T, h Harness) {
 	}
 	if second.ConfigSHA256 == first.ConfigSHA256 {
 		t.Error("Provision again kept the old config digest")
+	}
+}
+
+// testCreateOnly checks that a CreateOnly provision creates a new agent
+// and refuses, leaving it as it was, one that exists.
+func testCreateOnly(t *testing.T, h Harness) {
+	rt := h.New(t)
+	first := provisionSpec(t, rt, agentruntime.Spec{Config: h.Config("Contract Create Only"), CreateOnly: true})
+	again := append(h.Config("Contract Create Only"), "\n# another config\n"...)
+	_, err := rt.Provision(ctx(t), agentruntime.Spec{Config: again, CreateOnly: true})
+	if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), first.ID) || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("CreateOnly Provision of an existing id = %v, want a conflict saying %s already exists", err, first.ID)
+	}
+	got, err := rt.Get(ctx(t), first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ConfigSHA256 != first.ConfigSHA256 || got.Port != first.Port {
+		t.Errorf("the refused provision changed the agent: %+v, was %+v", got, first)
+	}
+}
+
+// creators is how many provisions race to create one agent.
+const creators = 8
+
+// testConcurrentCreates races CreateOnly provisions of one new id, each
+// through a runtime of its own as separate provider processes would (one
+// shared runtime when nothing outlives it): exactly one may create it,
+// every other must be told it exists.
+func testConcurrentCreates(t *testing.T, h Harness) {
+	config := h.Config("Contract Create Race")
+	runtimes := make([]agentruntime.Runtime, creators)
+	for i := range runtimes {
+		runtimes[i] = runtimes[0]
+		if i == 0 || h.Durable {
+			runtimes[i] = h.New(t)
+		}
+	}
+	errs := make([]error, creators)
+	ids := make([]string, creators)
+	var wg sync.WaitGroup
+	for i, rt := range runtimes {
+		wg.Go(func() {
+			a, err := rt.Provision(ctx(t), agentruntime.Spec{Config: config, CreateOnly: true})
+			ids[i], errs[i] = a.ID, err
+		})
+	}
+	wg.Wait()
+	created := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			created++
+			t.Cleanup(func() {
+				if err := runtimes[i].Deprovision(context.Background(), ids[i]); err != nil {
+					t.Errorf("cleanup: Deprovision %s: %v", ids[i], err)
+				}
+			})
+		case !errors.Is(err, agentruntime.ErrConflict):
+			t.Errorf("creator %d: Provision = %v, want success or a conflict", i, err)
+		}
+	}
+	if created != 1 {
+		t.Errorf("%d of %d racing creators created the agent, want exactly 1", created, creators)
 	}
 }
 

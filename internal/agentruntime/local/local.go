@@ -95,7 +95,8 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 }
 
 // Provision records the agent and its config; a new agent without
-// http_port gets a free port, kept from then on.
+// http_port gets a free port, kept from then on. With spec.CreateOnly an
+// agent that has a record is refused, under the state dir lock.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
 	p, err := prepare(op, spec)
@@ -114,9 +115,18 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	rec := &record{ID: id}
+	found := false
 	for _, existing := range recs {
 		if existing.ID == id {
-			rec = existing
+			rec, found = existing, true
+		}
+	}
+	switch {
+	case found && spec.CreateOnly:
+		return agentruntime.Agent{}, agentruntime.Exists(op, id)
+	case !found:
+		if err := r.stopOrphan(ctx, op, id); err != nil {
+			return agentruntime.Agent{}, err
 		}
 	}
 	rec.Name = cfg.Agent.Name
@@ -134,7 +144,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	rec.Endpoint = cfg.Server.AdvertisedURL
 	if rec.Endpoint == "" {
-		rec.Endpoint = "http://" + net.JoinHostPort(rec.Host, strconv.Itoa(rec.Port))
+		rec.Endpoint = "http://" + net.JoinHostPort(card.ReachableHost(rec.Host), strconv.Itoa(rec.Port))
 	}
 	rec.CardURL = rec.Endpoint + card.WellKnownPath
 	rec.ConfigSHA256 = cfg.SHA256()
@@ -282,25 +292,65 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 		return err
 	}
 	pid, start := rec.PID, rec.StartTime
+	var cut error
 	if rec.running() {
-		appendLog(rec.LogPath, "stopping agent (pid %d)", pid)
-		if err := signalGroup(pid, start, syscall.SIGTERM); err != nil {
-			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "signal pid %d", pid)
-		}
-		if !r.waitExit(ctx, pid, start, r.grace) {
-			appendLog(rec.LogPath, "agent (pid %d) did not stop within %s; killing it", pid, r.grace)
-			if err := signalGroup(pid, start, syscall.SIGKILL); err != nil {
-				return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "kill pid %d", pid)
-			}
-			if !r.waitExit(context.WithoutCancel(ctx), pid, start, killWait) {
-				return agentruntime.Errorf(agentruntime.KindBackend, op, id, nil, "pid %d survived SIGKILL; stop it by hand", pid)
-			}
+		if cut = r.terminate(ctx, op, id, rec.LogPath, pid, start); cut != nil && !isCutShort(cut) {
+			return cut
 		}
 	}
 	if pid == 0 {
 		return nil
 	}
-	return r.forget(ctx, op, id, pid, start)
+	// The agent is dead: recording so must not fail because the caller's
+	// time ran out meanwhile.
+	bookkeeping, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingWait)
+	defer cancel()
+	return errors.Join(cut, r.forget(bookkeeping, op, id, pid, start))
+}
+
+// bookkeepingWait bounds the wait for an agent's lock to record that its
+// process is gone.
+const bookkeepingWait = 5 * time.Second
+
+// errCutShort marks a stop whose grace period the caller's deadline ended:
+// the agent was killed, so the stop itself went through.
+var errCutShort = errors.New("stop grace period cut short")
+
+func isCutShort(err error) bool { return errors.Is(err, errCutShort) }
+
+// terminate stops the process pid started at start: SIGTERM to its group,
+// then SIGKILL once the grace period or ctx ends, whichever comes first,
+// since the caller's deadline wins over the grace period. A grace period
+// cut short is reported, after the kill, as an error wrapping errCutShort.
+func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int, start uint64) error {
+	left := "no"
+	if deadline, ok := ctx.Deadline(); ok {
+		left = time.Until(deadline).Round(time.Millisecond).String()
+	}
+	appendLog(logPath, "stopping agent (pid %d)", pid)
+	if err := signalGroup(pid, start, syscall.SIGTERM); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "signal pid %d", pid)
+	}
+	if r.waitExit(ctx, pid, start, r.grace) {
+		return nil
+	}
+	var cut error
+	if ctx.Err() != nil {
+		appendLog(logPath, "agent (pid %d) did not stop before the operation's timeout; killing it", pid)
+		cut = agentruntime.Errorf(agentruntime.KindBackend, op, id, fmt.Errorf("%w: %w", errCutShort, ctx.Err()),
+			"the operation's timeout (%s left when the stop began) ended before the stop grace period (%s) did, so the agent (pid %d) was killed; "+
+				"set the resource's timeouts (delete, and update for restarts) above the local block's stop_grace_period",
+			left, r.grace, pid)
+	} else {
+		appendLog(logPath, "agent (pid %d) did not stop within %s; killing it", pid, r.grace)
+	}
+	if err := signalGroup(pid, start, syscall.SIGKILL); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "kill pid %d", pid)
+	}
+	if !r.waitExit(context.WithoutCancel(ctx), pid, start, killWait) {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, nil, "pid %d survived SIGKILL; stop it by hand", pid)
+	}
+	return cut
 }
 
 // forget clears the record's process if it is still the one given.

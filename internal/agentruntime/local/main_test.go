@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -28,14 +29,24 @@ const (
 	// the file named in signalLogEnv. It says "ready" on stdout once it
 	// listens.
 	roleBystander = "bystander"
-	stateEnv      = "A2A_LOCAL_TEST_STATE"
-	namesEnv      = "A2A_LOCAL_TEST_NAMES"
-	signalLogEnv  = "A2A_LOCAL_TEST_SIGNAL_LOG"
+	// roleStubborn is an agent that ignores SIGTERM and serves nothing,
+	// so only SIGKILL stops it. The runtime runs it as `<exe> run ...`
+	// with the role in its environment, passed by an allowlist.
+	roleStubborn = "stubborn-agent"
+	stateEnv     = "A2A_LOCAL_TEST_STATE"
+	namesEnv     = "A2A_LOCAL_TEST_NAMES"
+	signalLogEnv = "A2A_LOCAL_TEST_SIGNAL_LOG"
 )
 
 // TestMain lets this test binary serve as the agent host (the runtime runs
 // `<executable> run --config ...`) and as the other processes tests need.
 func TestMain(m *testing.M) {
+	if os.Getenv(roleEnv) == roleStubborn {
+		signal.Ignore(syscall.SIGTERM)
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
 	agenthost.RunIfSubcommand()
 	switch os.Getenv(roleEnv) {
 	case roleStart:

@@ -7,7 +7,9 @@ package memory
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -46,7 +48,8 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 	return err
 }
 
-// Provision records the agent, replacing the config of an existing one.
+// Provision records the agent, replacing the config of an existing one
+// unless spec.CreateOnly forbids it.
 func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	p, err := agentruntime.Prepare(spec)
 	if err != nil {
@@ -56,6 +59,9 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	defer r.mu.Unlock()
 	id := p.Config.ID()
 	rec, ok := r.agents[id]
+	if ok && spec.CreateOnly {
+		return agentruntime.Agent{}, agentruntime.Exists("provision", id)
+	}
 	if !ok {
 		rec = &record{}
 		r.agents[id] = rec
@@ -71,7 +77,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	}
 	endpoint := p.Config.Server.AdvertisedURL
 	if endpoint == "" {
-		endpoint = fmt.Sprintf("http://%s:%d", p.Config.ListenHost(), port)
+		endpoint = "http://" + net.JoinHostPort(card.ReachableHost(p.Config.ListenHost()), strconv.Itoa(port))
 	}
 	a := &rec.agent
 	a.ID, a.Name, a.Port, a.Endpoint = id, p.Config.Agent.Name, port, endpoint
