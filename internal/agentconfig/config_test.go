@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -47,12 +48,35 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 			name:     "unknown key",
 			config:   "[agent]\nname = \"a\"\ncolour = \"blue\"\n",
 			wantKey:  "agent.colour",
-			wantLine: 3, wantColumn: 1, wantText: `unknown key "agent.colour"`,
+			wantLine: 3, wantColumn: 1,
+			wantText: `unknown key "agent.colour": [agent] takes name, description, version, documentation_url, provider (table)`,
+		},
+		{
+			name:     "unknown key in an array of tables",
+			config:   "[agent]\nname = \"a\"\n[[skills]]\nid = \"x\"\nlabel = \"y\"\n",
+			wantKey:  "skills.label",
+			wantLine: 5, wantColumn: 1,
+			wantText: `unknown key "skills.label": [[skills]] takes id, name, description, tags, examples, input_modes, output_modes`,
+		},
+		{
+			name:     "unknown table",
+			config:   "[agent]\nname = \"a\"\n[logging]\nlevel = 1\n",
+			wantText: `the top level takes agent (table), server (table), handler (table), skills (array of tables), auth (table), card (table), runtime (table)`,
 		},
 		{
 			name:     "wrong type",
 			config:   "[agent]\nname = \"a\"\n[server]\nhttp_port = \"eighty\"\n",
-			wantLine: 4, wantText: "http_port",
+			wantLine: 4, wantText: "server.http_port: expected an integer, got a string",
+		},
+		{
+			name:     "a string where an array belongs",
+			config:   "[agent]\nname = \"a\"\n[[skills]]\nid = \"x\"\ntags = \"one\"\n",
+			wantLine: 5, wantText: "skills.tags: expected an array of strings, got a string",
+		},
+		{
+			name:     "a value where a table belongs",
+			config:   "[agent]\nname = \"a\"\nprovider = \"Example\"\n",
+			wantLine: 3, wantText: "agent.provider: expected a table, got a string",
 		},
 		{
 			name:     "syntax error",
@@ -192,6 +216,14 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantText) {
 				t.Errorf("error %q does not mention %q", err, tt.wantText)
+			}
+			// An agent config is often shown below a Terraform snippet, so
+			// a position must say it is one in the agent config.
+			if p.Line > 0 && !strings.HasPrefix(p.String(), fmt.Sprintf("agent config line %d, column %d: ", p.Line, p.Column)) {
+				t.Errorf("problem %q does not say where in the agent config it is", p)
+			}
+			if strings.Contains(err.Error(), "agentconfig.") || strings.Contains(err.Error(), "struct field") {
+				t.Errorf("error %q shows Go internals", err)
 			}
 		})
 	}

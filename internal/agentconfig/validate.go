@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -130,7 +131,7 @@ type Problem struct {
 
 func (p Problem) String() string {
 	if p.Line > 0 {
-		return fmt.Sprintf("line %d, column %d: %s", p.Line, p.Column, p.Message)
+		return fmt.Sprintf("agent config line %d, column %d: %s", p.Line, p.Column, p.Message)
 	}
 	return p.Message
 }
@@ -148,6 +149,17 @@ func (e *Error) Error() string {
 	return "invalid agent config: " + strings.Join(parts, "; ")
 }
 
+// typeMismatch matches the decoder's message for a value of the wrong type,
+// which names Go types; the TOML words replace it.
+var typeMismatch = regexp.MustCompile(`^cannot decode TOML ([a-z ]+?) into `)
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
 func decodeError(err error) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) {
@@ -156,7 +168,7 @@ func decodeError(err error) error {
 			row, col := e.Position()
 			out.Problems = append(out.Problems, Problem{
 				Key: strings.Join(e.Key(), "."), Line: row, Column: col,
-				Message: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), ".")),
+				Message: fmt.Sprintf("unknown key %q: %s", strings.Join(e.Key(), "."), validKeys(strings.Join(e.Key(), "."))),
 			})
 		}
 		return out
@@ -166,6 +178,9 @@ func decodeError(err error) error {
 		row, col := de.Position()
 		key := strings.Join(de.Key(), ".")
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if m := typeMismatch.FindStringSubmatch(msg); m != nil && configSchema().kinds[key] != "" {
+			msg = fmt.Sprintf("expected %s, got %s %s", configSchema().kinds[key], article(m[1]), m[1])
+		}
 		if key != "" {
 			msg = key + ": " + msg
 		}

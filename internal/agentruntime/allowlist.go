@@ -66,16 +66,35 @@ func CheckEnv(allow *EnvAllowlist, raw []byte) ([]string, error) {
 		}
 	}
 	if len(denied) > 0 {
-		where := "the agent names no env_allowlist, so it may reference no variables"
-		if allow != nil {
-			where = fmt.Sprintf("env allowlist %q does not allow them", allow.Name)
-		}
-		return nil, &Error{Kind: KindDisallowedEnv, Op: "check env", Vars: denied,
-			Msg: fmt.Sprintf("config references disallowed variables %s: %s; add them to an a2a_env_allowlist the agent names",
-				strings.Join(denied, ", "), where)}
+		return nil, &Error{Kind: KindDisallowedEnv, Vars: denied, Msg: disallowedMessage(allow, raw, denied)}
 	}
 	sort.Strings(inject)
 	return inject, nil
+}
+
+// disallowedMessage names each denied variable where the config first
+// references it, and says what to do about it.
+func disallowedMessage(allow *EnvAllowlist, raw []byte, denied []string) string {
+	sites := agentconfig.FirstReferences(raw)
+	named := make([]string, len(denied))
+	inComment := false
+	for i, v := range denied {
+		named[i] = fmt.Sprintf("%s (%s)", v, sites[v])
+		inComment = inComment || sites[v].InComment
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the agent config references disallowed variables %s: ", strings.Join(named, ", "))
+	if allow != nil {
+		fmt.Fprintf(&b, "env allowlist %q does not allow them. Add them to its variables, or remove the references", allow.Name)
+	} else {
+		b.WriteString("the agent names no env_allowlist, so it may reference no variable. List them in an " +
+			"a2a_env_allowlist and name it in env_allowlist, or remove the references")
+	}
+	if inComment {
+		b.WriteString(" (a reference in a comment counts too: the config is checked as written, before it is parsed)")
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 func isExempt(name string) bool {

@@ -15,15 +15,19 @@ func TestCheckEnv(t *testing.T) {
 		config     string
 		wantInject []string
 		wantDenied []string
+		wantText   string
 	}{
-		{"no references, no allowlist", nil, `name = "a"`, nil, nil},
-		{"HOST is exempt and never injected", nil, `host = "${HOST:-127.0.0.1}"`, nil, nil},
-		{"deny by default", nil, `k = "${API_KEY}"`, nil, []string{"API_KEY"}},
-		{"allowed and referenced is injected", allow, `k = "${API_KEY}"`, []string{"API_KEY"}, nil},
-		{"every offending variable is named", allow, `a = "${SECRET}" b = "${API_KEY}" c = "${TOKEN:-x}"`, nil, []string{"SECRET", "TOKEN"}},
+		{"no references, no allowlist", nil, `name = "a"`, nil, nil, ""},
+		{"HOST is exempt and never injected", nil, `host = "${HOST:-127.0.0.1}"`, nil, nil, ""},
+		{"deny by default", nil, `k = "${API_KEY}"`, nil, []string{"API_KEY"},
+			"disallowed variables API_KEY (agent config line 1, column 6): the agent names no env_allowlist"},
+		{"allowed and referenced is injected", allow, `k = "${API_KEY}"`, []string{"API_KEY"}, nil, ""},
+		{"every offending variable is named where first referenced", allow, "a = \"${SECRET}\" b = \"${API_KEY}\"\nc = \"${TOKEN:-x}\" d = \"${SECRET}\"", nil,
+			[]string{"SECRET", "TOKEN"}, `SECRET (agent config line 1, column 6), TOKEN (agent config line 2, column 6): env allowlist "llm" does not allow them`},
 		// The check reads raw text, so a reference in a comment counts too: a
 		// refused config must not be parsed to find out which secrets exist.
-		{"references in comments count", nil, "# ${SECRET}\nname = \"a\"", nil, []string{"SECRET"}},
+		{"references in comments count", nil, "# ${SECRET}\nname = \"a\"", nil, []string{"SECRET"},
+			"SECRET (agent config line 1, column 3, in a comment)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,6 +44,12 @@ func TestCheckEnv(t *testing.T) {
 					if !strings.Contains(err.Error(), v) {
 						t.Errorf("error %q does not name %s", err, v)
 					}
+				}
+				if tt.wantText != "" && !strings.Contains(err.Error(), tt.wantText) {
+					t.Errorf("error %q does not say %q", err, tt.wantText)
+				}
+				if strings.HasPrefix(err.Error(), "check") {
+					t.Errorf("error %q starts with the internal operation", err)
 				}
 				return
 			}

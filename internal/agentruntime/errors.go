@@ -70,15 +70,44 @@ func (e *Error) Error() string {
 	if e.ID != "" {
 		fmt.Fprintf(&b, " agent %q", e.ID)
 	}
-	if e.Msg != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Msg)
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
+	e.writeDetail(&b)
 	return b.String()
+}
+
+// Detail is the error without the operation and agent it concerns, for a
+// message whose summary already names them: what went wrong and what to do.
+func (e *Error) Detail() string {
+	var b strings.Builder
+	e.writeDetail(&b)
+	return b.String()
+}
+
+func (e *Error) writeDetail(b *strings.Builder) {
+	for _, part := range []string{e.Msg, e.cause()} {
+		if part == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(part)
+	}
+}
+
+func (e *Error) cause() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
+}
+
+// Detail returns err's Detail when it is a runtime error, else its text.
+func Detail(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Detail()
+	}
+	return err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }

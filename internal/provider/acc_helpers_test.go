@@ -242,7 +242,7 @@ func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
 				if err != nil {
 					return err
 				}
-				if strings.HasSuffix(p, ".tfstate") && bytes.Contains(data, []byte(`"a2a_agent"`)) {
+				if strings.HasSuffix(p, ".tfstate") && bytes.Contains(data, []byte(`"a2a_`)) {
 					stateFiles++
 				}
 				if bytes.Contains(data, []byte(secret)) {
@@ -255,7 +255,7 @@ func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
 			}
 		}
 		if stateFiles == 0 {
-			return fmt.Errorf("found no terraform state file holding the agent under %s", a.workDir)
+			return fmt.Errorf("found no terraform state file holding an a2a resource or data source under %s", a.workDir)
 		}
 		return nil
 	}

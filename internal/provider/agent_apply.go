@@ -38,22 +38,23 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	id := cfg.ID()
 	ctx = tflog.SetField(ctx, "agent_id", id)
-	switch _, err := r.deps.runtime.Get(ctx, id); {
-	case err == nil:
-		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent already exists",
-			fmt.Sprintf("An agent with id %q already exists in the runtime; import it with "+
-				"`terraform import a2a_agent.<resource name> %s`, or change agent.name.", id, id))
-		return
-	case !agentruntime.IsKind(err, agentruntime.KindNotFound):
-		resp.Diagnostics.AddError("Cannot look up agent "+id, err.Error())
-		return
-	}
 	allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow}); err != nil {
+	// Create only, checked by the runtime as it creates: another resource
+	// whose name gives the same id, or another run on the same runtime,
+	// may be creating this agent right now, and only one may own it.
+	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, CreateOnly: true})
+	switch {
+	case agentruntime.IsKind(err, agentruntime.KindConflict):
+		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent already exists",
+			fmt.Sprintf("An agent with id %q already exists in the runtime (%v). If it is the agent you mean, import it with "+
+				"`terraform import a2a_agent.<resource name> %s`; otherwise change agent.name (another resource may declare a name "+
+				"that gives the same id).", id, err, id))
+		return
+	case err != nil:
 		resp.Diagnostics.Append(configDiags(err, allow)...)
 		return
 	}
@@ -129,7 +130,9 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			return
 		}
 		if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow}); err != nil {
-			resp.Diagnostics.Append(configDiags(err, allow)...)
+			// No ordering hint: by now any change to the allowlist this
+			// agent refers to has been applied.
+			resp.Diagnostics.Append(configDiags(err, nil)...)
 			return
 		}
 		tflog.Info(ctx, "provisioned new agent config")

@@ -40,7 +40,7 @@ func (d *agentCardDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 
 // fetchSettings only make sense when fetching; with config they would be
 // silently ignored, so they are refused instead.
-var fetchSettings = []string{"request_headers", "request_timeout_ms", "ca_cert_pem", "insecure", "retry", "verify_signature"}
+var fetchSettings = []string{"request_headers", "request_headers_from_env", "request_timeout_ms", "ca_cert_pem", "insecure", "retry", "verify_signature"}
 
 func (d *agentCardDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	validators := []datasource.ConfigValidator{
@@ -69,14 +69,19 @@ func (d *agentCardDataSource) ValidateConfig(ctx context.Context, req datasource
 	var verify types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("verify_signature"), &verify)...)
 	if !verify.IsNull() && !verify.IsUnknown() {
-		keysPath := path.Root("verify_signature").AtName("public_keys_pem")
 		var keys types.List
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, keysPath, &keys)...)
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, publicKeysPath, &keys)...)
 		if keys.IsNull() {
-			resp.Diagnostics.AddAttributeError(keysPath, "Missing public keys",
+			resp.Diagnostics.AddAttributeError(publicKeysPath, "Missing public keys",
 				"verify_signature needs public_keys_pem: the PEM public keys the card may be signed with.")
 		}
+		resp.Diagnostics.Append(privateKeyDiags(knownStrings(keys))...)
 	}
+
+	var literal, fromEnv types.Map
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("request_headers"), &literal)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("request_headers_from_env"), &fromEnv)...)
+	resp.Diagnostics.Append(headersInBoth(literal, fromEnv)...)
 
 	var minDelay, maxDelay types.Int64
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("retry").AtName("min_delay_ms"), &minDelay)...)
@@ -186,11 +191,9 @@ func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []b
 		f.minDelay = millisOr(r.MinDelayMS, f.minDelay)
 		f.maxDelay = max(millisOr(r.MaxDelayMS, f.maxDelay), f.minDelay)
 	}
-	if !m.RequestHeaders.IsNull() {
-		diags.Append(m.RequestHeaders.ElementsAs(ctx, &f.headers, false)...)
-		if diags.HasError() {
-			return nil
-		}
+	f.headers = m.requestHeaders(ctx, diags)
+	if diags.HasError() {
+		return nil
 	}
 
 	raw, err := f.fetch(ctx)
@@ -199,6 +202,21 @@ func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []b
 		return nil
 	}
 	return raw
+}
+
+// knownStrings returns the known elements of a list of strings, each at its
+// index; unknown and null elements are empty strings.
+func knownStrings(list types.List) []string {
+	if list.IsNull() || list.IsUnknown() {
+		return nil
+	}
+	out := make([]string, len(list.Elements()))
+	for i, e := range list.Elements() {
+		if s, ok := e.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
+			out[i] = s.ValueString()
+		}
+	}
+	return out
 }
 
 // shownURL drops any password from a URL before it reaches a message.

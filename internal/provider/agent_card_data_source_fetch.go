@@ -87,7 +87,7 @@ func (f cardFetch) fetch(ctx context.Context) ([]byte, error) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s, not 200 OK: check that url is the agent's base URL or its card URL, and that request_headers carry any credentials it needs",
+		return nil, fmt.Errorf("%s answered %s, not 200 OK: check that url is the agent's base URL or its card URL, and that request_headers or request_headers_from_env carry any credentials it needs",
 			f.shownURL, resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, card.MaxCardBytes+1))

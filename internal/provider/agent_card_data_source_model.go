@@ -16,6 +16,7 @@ type agentCardModel struct {
 	Config           types.String          `tfsdk:"config"`
 	Endpoint         types.String          `tfsdk:"endpoint"`
 	RequestHeaders   types.Map             `tfsdk:"request_headers"`
+	HeadersFromEnv   types.Map             `tfsdk:"request_headers_from_env"`
 	RequestTimeoutMS types.Int64           `tfsdk:"request_timeout_ms"`
 	CACertPEM        types.String          `tfsdk:"ca_cert_pem"`
 	Insecure         types.Bool            `tfsdk:"insecure"`

@@ -3,6 +3,7 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -45,10 +46,12 @@ func agentCardSchema() schema.Schema {
 					"these keys. A card with no signature, or whose signatures no key verifies, fails the read. Only with `url`.",
 				Attributes: map[string]schema.Attribute{
 					"public_keys_pem": schema.ListAttribute{
-						MarkdownDescription: "PEM-encoded public keys (`PUBLIC KEY` blocks: EC, RSA or Ed25519) that may have signed the card. Required in the block.",
-						ElementType:         types.StringType,
-						Optional:            true,
-						Validators:          []validator.List{listvalidator.SizeAtLeast(1)},
+						MarkdownDescription: "**Required** in the block. PEM-encoded public keys (`PUBLIC KEY` blocks: EC, RSA or " +
+							"Ed25519) that may have signed the card. A private key is refused at plan: pass its public key " +
+							"(`openssl pkey -pubout`).",
+						ElementType: types.StringType,
+						Optional:    true,
+						Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 					},
 				},
 			},
@@ -78,11 +81,22 @@ func agentCardAttributes() map[string]schema.Attribute {
 			"(`server.advertised_url`, else `http://host:http_port`). Needed when the config leaves the port to the runtime.",
 			webURLValidator()),
 		"request_headers": schema.MapAttribute{
-			MarkdownDescription: "Headers to send with the request, such as `Authorization`. Sensitive: their values are " +
-				"never shown in plans or written to logs. Only with `url`.",
+			MarkdownDescription: "Headers to send with the request, by name. Their values are never shown in plans or " +
+				"written to logs, but like every argument of a data source they **are stored in Terraform state in clear " +
+				"text**: put credentials such as an `Authorization` header in `request_headers_from_env` instead. Only with `url`.",
 			ElementType: types.StringType,
 			Optional:    true,
 			Sensitive:   true,
+		},
+		"request_headers_from_env": schema.MapAttribute{
+			MarkdownDescription: "Headers to send with the request whose values the provider reads from its own " +
+				"environment when it fetches the card: header name → environment variable name, such as " +
+				"`{ Authorization = \"AGENT_CARD_AUTHORIZATION\" }`. Only the variable names are stored in state; the " +
+				"values never reach state, plans or logs. A variable that is not set fails the read, naming it. A header " +
+				"may not be named in both this and `request_headers`. Only with `url`.",
+			ElementType: types.StringType,
+			Optional:    true,
+			Validators:  []validator.Map{mapvalidator.ValueStringsAre(envNameValidator())},
 		},
 		"request_timeout_ms": schema.Int64Attribute{
 			MarkdownDescription: "How long one attempt may take, in milliseconds. Defaults to `10000`. Only with `url`.",

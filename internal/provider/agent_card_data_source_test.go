@@ -503,11 +503,14 @@ name = "Greeter"
 
 func TestAccAgentCardDataSource_validation(t *testing.T) {
 	isolateProviderState(t)
+	key := newSigningKey(t)
 	cases := []struct {
 		name        string
 		body        string
 		expectError string
 	}{
+		{"private key as a public key", fmt.Sprintf("url = \"http://127.0.0.1:1\"\nverify_signature {\n public_keys_pem = [%q, %q]\n}",
+			key.publicPEM, key.privatePEM), `(?s)public_keys_pem\[1\] is a PRIVATE key; pass the public key`},
 		{"neither url nor config", `insecure = true`, `(?s)Exactly one of these attributes must be configured: \[url,config\]`},
 		{"both url and config", `url = "http://127.0.0.1:1"` + "\n" + `config = "[agent]"`, `Invalid Attribute Combination`},
 		{"url without a scheme", `url = "planner.example.com"`, `Invalid URL`},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -16,9 +17,10 @@ import (
 )
 
 // TestAgentPlan_allowlistShrinks takes a variable out of an allowlist while
-// an agent's unchanged config still references it: the agent would keep
-// receiving it, so its plan fails until the config or the allowlist is
-// fixed, and fixing the config provisions the agent again without it.
+// an agent's unchanged config still references it. The agent's next plan
+// provisions it again; that apply fails while the allowlist still refuses
+// the variable, and succeeds once the same apply gives it back, so the
+// agent is never stuck behind its own plan.
 func TestAgentPlan_allowlistShrinks(t *testing.T) {
 	allowlist := func(variables string) string {
 		return `resource "a2a_env_allowlist" "list" {
@@ -32,7 +34,11 @@ func TestAgentPlan_allowlistShrinks(t *testing.T) {
 	}
 	both := allowlist(`"A2A_SHRINK_A", "A2A_SHRINK_B"`)
 	onlyB := allowlist(`"A2A_SHRINK_B"`)
-	revoked := regexp.MustCompile(`references\s+A2A_SHRINK_A,\s+but\s+env\s+allowlist\s+"shrinking"\s+no\s+longer\s+allows`)
+	provisionsAgain := []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+		plancheck.ExpectUnknownValue(agentAddr, at("injected_env")),
+		plancheck.ExpectUnknownValue(agentAddr, at("instance")),
+	}
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: memoryFactories(t),
 		Steps: []resource.TestStep{
@@ -41,15 +47,25 @@ func TestAgentPlan_allowlistShrinks(t *testing.T) {
 				Check:  resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_SHRINK_A"),
 			},
 			{
-				// The allowlist changes first; the next plan of the agent
-				// refuses the reference it no longer allows.
-				Config:      agent("$${A2A_SHRINK_A}") + onlyB,
-				ExpectError: revoked,
+				// The allowlist changes; the agent, planned against the
+				// allowlist stored before, is left alone, so the next plan
+				// has the agent to provision again.
+				Config:             agent("$${A2A_SHRINK_A}") + onlyB,
+				ExpectNonEmptyPlan: true,
 			},
 			{
-				Config:      agent("$${A2A_SHRINK_A}") + onlyB,
-				PlanOnly:    true,
-				ExpectError: revoked,
+				// Its apply re-checks the stored allowlist and fails,
+				// naming the variable and where the config references it.
+				Config:           agent("$${A2A_SHRINK_A}") + onlyB,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: provisionsAgain},
+				ExpectError:      regexp.MustCompile(`disallowed\s+variables\s+A2A_SHRINK_A\s+\(agent\s+config\s+line\s+3,\s+column\s+\d+\):\s+env\s+allowlist\s+"shrinking"\s+does\s+not\s+allow`),
+			},
+			{
+				// Giving the variable back plans, and the same apply
+				// updates the allowlist before it provisions the agent.
+				Config:           agent("$${A2A_SHRINK_A}") + both,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: provisionsAgain},
+				Check:            resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_SHRINK_A"),
 			},
 			{
 				// Stopping the agent needs no variable, so it is allowed.
@@ -94,14 +110,15 @@ func TestPlanAgent_allowlistUnderUnchangedConfig(t *testing.T) {
 		allowed        []string
 		priorInjected  []string
 		running        bool
-		wantErr        string
+		wantWarning    string // set: injected_env is left unknown for apply to settle
 		wantInjected   []string
 		wantProvision  bool
 		wantInstanceIs string // "" expects unknown
 	}{
 		{"same allowlist plans nothing", []string{"A2A_X", "A2A_Y"}, []string{"A2A_X", "A2A_Y"}, true, "", []string{"A2A_X", "A2A_Y"}, false, "memory-1"},
 		{"a variable newly allowed provisions again", []string{"A2A_X", "A2A_Y"}, []string{"A2A_X"}, true, "", []string{"A2A_X", "A2A_Y"}, true, ""},
-		{"a variable taken away fails the plan", []string{"A2A_Y"}, []string{"A2A_X", "A2A_Y"}, true, "references A2A_X, but env allowlist \"team\" no longer allows them", nil, false, ""},
+		{"a variable taken away warns and provisions again", []string{"A2A_Y"}, []string{"A2A_X", "A2A_Y"}, true,
+			`references A2A_X, which env allowlist "team", as stored now, no longer allows`, nil, true, ""},
 		{"stopping needs no variable", []string{"A2A_Y"}, []string{"A2A_X", "A2A_Y"}, false, "", []string{"A2A_X", "A2A_Y"}, false, "null"},
 	}
 	for _, tt := range tests {
@@ -112,16 +129,17 @@ func TestPlanAgent_allowlistUnderUnchangedConfig(t *testing.T) {
 			if replace {
 				t.Fatal("planAgent asks to replace an agent whose name is unchanged")
 			}
-			if tt.wantErr != "" {
-				if !diags.HasError() || !strings.Contains(diags[0].Detail(), tt.wantErr) {
-					t.Fatalf("diagnostics %v, want an error containing %q", diags, tt.wantErr)
-				}
-				return
-			}
 			if diags.HasError() {
-				t.Fatalf("unexpected diagnostics: %v", diags)
+				t.Fatalf("unexpected errors: %v", diags)
 			}
-			if want := stringList(tt.wantInjected); !plan.InjectedEnv.Equal(want) {
+			if tt.wantWarning != "" {
+				if len(diags) != 1 || diags[0].Severity() != diag.SeverityWarning || !strings.Contains(diags[0].Detail(), tt.wantWarning) {
+					t.Fatalf("diagnostics %v, want one warning containing %q", diags, tt.wantWarning)
+				}
+				if !plan.InjectedEnv.IsUnknown() {
+					t.Errorf("injected_env = %v, want unknown until apply re-checks the allowlist", plan.InjectedEnv)
+				}
+			} else if want := stringList(tt.wantInjected); !plan.InjectedEnv.Equal(want) {
 				t.Errorf("injected_env = %v, want %v", plan.InjectedEnv, want)
 			}
 			if got := changeOf(prior, plan).provision; got != tt.wantProvision {

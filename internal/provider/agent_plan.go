@@ -129,12 +129,15 @@ func specChanged(prior, plan *agentModel) bool {
 }
 
 // injectedChanged reports whether the plan gives the agent other variables
-// than it has: its allowlist changed under an unchanged config. Adapters
-// pass the variables recorded at provisioning to every start, so only
-// provisioning again takes one away.
+// than it has, or may: its allowlist changed under an unchanged config.
+// Adapters pass the variables recorded at provisioning to every start, so
+// only provisioning again takes one away. Unknown planned variables (the
+// stored allowlist no longer allows some) are settled by provisioning again.
 func injectedChanged(prior, plan *agentModel) bool {
-	known := func(l types.List) bool { return !l.IsNull() && !l.IsUnknown() }
-	return known(plan.InjectedEnv) && known(prior.InjectedEnv) && !plan.InjectedEnv.Equal(prior.InjectedEnv)
+	if prior.InjectedEnv.IsNull() || prior.InjectedEnv.IsUnknown() {
+		return false
+	}
+	return plan.InjectedEnv.IsUnknown() || !plan.InjectedEnv.Equal(prior.InjectedEnv)
 }
 
 // planAgent checks the planned config and sets the computed values the plan
@@ -170,10 +173,14 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		}
 	case env.known && plan.Running.ValueBool():
 		// The config is unchanged, but its allowlist may have changed since
-		// the agent was provisioned.
+		// the agent was provisioned. A variable taken away is not an error
+		// here: this same plan may give it back, and the allowlist's update
+		// is applied before the agent's. injected_env left unknown makes
+		// apply provision the agent again, checking the allowlist then.
 		injected, err := agentruntime.CheckEnv(env.allowlist, cfg.Raw())
 		if err != nil {
-			return false, revokedDiags(err, cfg.ID(), env.allowlist)
+			diags.Append(revokedDiags(err, cfg.ID(), env.allowlist)...)
+			break
 		}
 		plan.InjectedEnv = stringList(orEmpty(injected))
 	default:
@@ -269,23 +276,23 @@ func configDiags(err error, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
 		}
 		return diags
 	}
+	detail := agentruntime.Detail(err)
 	if agentruntime.IsKind(err, agentruntime.KindDisallowedEnv) {
-		detail := err.Error()
 		if allow != nil {
-			detail += fmt.Sprintf(". If this same change adds them to env allowlist %q, apply that first "+
+			detail += fmt.Sprintf(" If this same change adds them to env allowlist %q, apply that first "+
 				"(terraform apply -target on the a2a_env_allowlist), then plan again.", allow.Name)
 		}
 		diags.AddAttributeError(at, "Agent config references disallowed variables", detail)
 		return diags
 	}
-	diags.AddAttributeError(at, "Agent config refused by the runtime", err.Error())
+	diags.AddAttributeError(at, "Agent config refused by the runtime", detail)
 	return diags
 }
 
-// revokedDiags reports variables an unchanged config references that its
-// allowlist no longer allows. The agent received them when it was last
-// provisioned, and adapters pass them again at every start, so the plan
-// refuses until the config or the allowlist is fixed.
+// revokedDiags warns that an unchanged config references variables its
+// allowlist, as stored now, no longer allows. The agent received them when
+// it was last provisioned and would receive them again at every start, so
+// apply provisions it again, and fails there if they are still disallowed.
 func revokedDiags(err error, id string, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
 	var diags diag.Diagnostics
 	vars := []string{}
@@ -293,14 +300,15 @@ func revokedDiags(err error, id string, allow *agentruntime.EnvAllowlist) diag.D
 	if errors.As(err, &rerr) {
 		vars = rerr.Vars
 	}
-	where := "the agent names no env_allowlist"
+	where := "which its config may not reference: the agent names no env_allowlist"
 	if allow != nil {
-		where = fmt.Sprintf("env allowlist %q no longer allows them", allow.Name)
+		where = fmt.Sprintf("which env allowlist %q, as stored now, no longer allows", allow.Name)
 	}
-	diags.AddAttributeError(path.Root("config"), "Agent config references variables its allowlist no longer allows",
-		fmt.Sprintf("The config of agent %q references %s, but %s. The agent received them when it was last provisioned "+
-			"and would receive them again at its next start. Remove the references from the config (the agent is then "+
-			"provisioned again without them), add the variables back to the allowlist, or set running = false.",
-			id, strings.Join(vars, ", "), where))
+	diags.AddAttributeWarning(path.Root("config"), "Agent will be provisioned again: its allowlist took variables away",
+		fmt.Sprintf("The config of agent %q references %s, %s. The agent received them when it was last provisioned, "+
+			"so apply provisions it again and restarts it, after applying any change to the allowlist it refers to. "+
+			"If the allowlist then still does not allow %s, the apply fails naming them: add them back to the "+
+			"allowlist, or remove the references from the config (or set running = false).",
+			id, strings.Join(vars, ", "), where, strings.Join(vars, ", ")))
 	return diags
 }

@@ -136,7 +136,7 @@ func TestAgentPlan(t *testing.T) {
 				Config: memCfg(echoConfig("Plan Agent Two", "$${A2A_PLAN_ALLOWED} $${A2A_PLAN_NOT_ALLOWED}"),
 					`  env_allowlist = a2a_env_allowlist.list.name`) + planAllowlist,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`disallowed\s+variables\s+A2A_PLAN_NOT_ALLOWED:`),
+				ExpectError: regexp.MustCompile(`disallowed\s+variables\s+A2A_PLAN_NOT_ALLOWED\s+\(agent\s+config\s+line\s+3,\s+column\s+\d+\):`),
 			},
 			{
 				Config: memCfg(echoConfig("Plan Agent Two", "$${A2A_PLAN_ALLOWED}"),
@@ -187,7 +187,7 @@ func TestChangeOf(t *testing.T) {
 		{"config change and stop", model("a", true, ""), model("b", false, ""), agentChange{provision: true, stop: true}},
 		{"allowlist took a variable away restarts", model("a", true, "team", "X", "Y"), model("a", true, "team", "Y"), agentChange{provision: true, start: true}},
 		{"allowlist took a variable away from a stopped agent", model("a", false, "team", "X"), model("a", false, "team"), agentChange{provision: true}},
-		{"injected not known yet changes nothing", model("a", true, "team", "X"), unknownInjected, agentChange{}},
+		{"injected unknown under an unchanged config provisions again", model("a", true, "team", "X"), unknownInjected, agentChange{provision: true, start: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,6 +220,10 @@ func TestConfigDiags(t *testing.T) {
 			}
 			if got := diags[0].Detail(); !regexp.MustCompile(regexp.QuoteMeta(tt.wantDetail)).MatchString(got) {
 				t.Errorf("detail %q does not contain %q", got, tt.wantDetail)
+			}
+			// The runtime's internal operation names mean nothing to an operator.
+			if got := diags[0].Detail(); strings.HasPrefix(got, "check") {
+				t.Errorf("detail %q starts with the runtime's operation name", got)
 			}
 		})
 	}

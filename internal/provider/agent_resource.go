@@ -69,7 +69,16 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An A2A agent run by the adapter the provider block selects. Apply provisions it, starts it and " +
 			"waits until its Agent Card answers; plan shows drift (a crashed or deleted agent); destroy stops it and " +
-			"removes every trace. Import takes the agent id.",
+			"removes every trace. Import takes the agent id. The agent config's tables and keys are described in the " +
+			"[agent config guide](../guides/agent-config.md).\n\n" +
+			"Timeouts default to 2 minutes for create and update (provisioning, starting, and waiting until the card " +
+			"answers when `wait_for_healthy` is true) and 1 minute for delete. Stopping an agent waits up to the provider's " +
+			"`stop_grace_period` (10 seconds by default) before it is killed, within the update or delete timeout, so keep " +
+			"those timeouts well above it.\n\n" +
+			"Changing the value of a variable the agent receives does not restart it: it keeps the value it started with. " +
+			"To roll out a new value, such as a rotated secret, run `terraform apply -replace=a2a_agent.<name>`. On the " +
+			"container adapter the values sit in the container's environment, readable with `docker inspect` on the " +
+			"engine host.",
 		Attributes: map[string]schema.Attribute{
 			"config": schema.StringAttribute{
 				Required: true,
@@ -84,11 +93,12 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true,
 				MarkdownDescription: "Name of the `a2a_env_allowlist` whose variables the config may reference. " +
 					"Without it the config may reference no variable at all. Changing it restarts the agent. " +
-					"The plan checks the config against the allowlist as the provider has stored it, so adding a variable to an " +
-					"allowlist and referencing it in the same change takes two applies: apply the allowlist first (or " +
-					"`terraform apply -target` it), then the agent. Taking away a variable the config still references " +
-					"fails the agent's next plan until the reference goes or the variable comes back, because the agent would " +
-					"otherwise keep receiving it.",
+					"The plan checks a changed config against the allowlist as the provider has stored it, so adding a variable " +
+					"to an allowlist and referencing it in the same change takes two applies: apply the allowlist first (or " +
+					"`terraform apply -target` it), then the agent. Taking away a variable an unchanged config still references " +
+					"makes the agent's next plan warn and provision it again; that apply, which runs after the allowlist's own " +
+					"update when `env_allowlist` refers to the `a2a_env_allowlist` resource, checks the allowlist again and fails " +
+					"naming the variable if it is still not allowed, or succeeds if the same apply gave it back.",
 				Validators: []validator.String{slugValidator()},
 			},
 			"running": schema.BoolAttribute{

@@ -349,7 +349,7 @@ func TestAccAgent_planTimeErrors(t *testing.T) {
 		{"bad TOML", "[agent]\nname = \"Bad\"\ndescription = \"unterminated\n", `(?s)Invalid agent config.*line 3, column \d+`},
 		{"unknown key", "[agent]\nname = \"Unknown\"\ncolour = \"blue\"\n", `(?s)line 3, column 1: unknown key "agent.colour"`},
 		{"missing name", "[agent]\ndescription = \"nameless\"\n", `agent.name is required`},
-		{"image on local", "[agent]\nname = \"Imaged\"\n[runtime]\nimage = \"example/agent:1\"\n", `(?s)needs the container adapter`},
+		{"image on local", "[agent]\nname = \"Imaged\"\n[runtime]\nimage = \"example/agent:1\"\n", `(?s)Agent config refused by the runtime\s+.*\s+not\s+supported\s+by\s+this\s+adapter:.*needs\s+the\s+container\s+adapter`},
 		{"variable without allowlist", "[agent]\nname = \"Leaky\"\ndescription = \"$${A2A_ACC_SECRET}\"\n", `(?s)disallowed variables\s+A2A_ACC_SECRET`},
 	}
 	steps := make([]resource.TestStep, len(tests))

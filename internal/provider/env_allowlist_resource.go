@@ -47,7 +47,9 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 		MarkdownDescription: "Names the variables of the provider's environment that agents naming this allowlist may " +
 			"reference as `${VAR}` in their config. Everything else is denied: an agent that names no allowlist may " +
 			"reference no variable at all. Only variable names are stored, in the provider's state directory; values " +
-			"are read from the provider's environment when an agent starts and never reach Terraform state.",
+			"are read from the provider's environment when an agent starts and never reach Terraform state. On the container " +
+			"adapter they sit in the container's environment, readable with `docker inspect` on the engine host. Removing a " +
+			"variable that agents currently receive, or deleting an allowlist agents name, makes the plan warn, naming them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,

@@ -52,7 +52,10 @@ func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Optional: true,
 				MarkdownDescription: "Directory where the runtime keeps its durable records, env allowlists and agent logs. " +
 					"Default: `$" + statedir.EnvVar + "`, else `$XDG_STATE_HOME/terraform-provider-a2a`, " +
-					"else `~/.local/state/terraform-provider-a2a`. Two configurations that share a state dir share its agents.",
+					"else `~/.local/state/terraform-provider-a2a`. Two configurations that share a state dir share its agents. " +
+					"Must not be empty: leave it out to use the default.",
+				Validators: []validator.String{notEmptyValidator("the default state directory ($" + statedir.EnvVar +
+					", else $XDG_STATE_HOME/terraform-provider-a2a, else ~/.local/state/terraform-provider-a2a)")},
 			},
 		},
 		Blocks: map[string]schema.Block{

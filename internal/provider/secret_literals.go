@@ -39,8 +39,10 @@ func literalSecretWarnings(cfg *agentconfig.Config) diag.Diagnostics {
 		}
 		diags.AddAttributeWarning(path.Root("config"), "Secret written literally in the agent config",
 			fmt.Sprintf("[%s] %s is a literal value, so Terraform stores it in state and shows it in plans. "+
-				"Reference an environment variable instead, such as %s = \"${%s}\", list the variable in an "+
-				"a2a_env_allowlist, and name that allowlist in env_allowlist.", s.section, s.key, s.key, s.variable))
+				"Reference an environment variable instead: write %s = \"$${%s}\" in a config written inline "+
+				"(a heredoc, where Terraform would otherwise interpolate ${...} itself), or %s = \"${%s}\" in a "+
+				"config read with file(). Then list the variable in an a2a_env_allowlist and name that allowlist in "+
+				"env_allowlist.", s.section, s.key, s.key, s.variable, s.key, s.variable))
 	}
 	return diags
 }

@@ -45,6 +45,12 @@ func TestLiteralSecretWarnings(t *testing.T) {
 				if d.Severity() != diag.SeverityWarning || !strings.HasPrefix(d.Detail(), tt.want[i]+" is a literal") {
 					t.Errorf("diagnostic %d = %s %q, want a warning about %s", i, d.Severity(), d.Detail(), tt.want[i])
 				}
+				// Terraform interpolates ${...} in a heredoc, so the warning
+				// must give the escaped form for inline configs too.
+				if tt.want[i] == "[auth] bearer_token" && (!strings.Contains(d.Detail(), `bearer_token = "$${AGENT_BEARER_TOKEN}" in a config written inline`) ||
+					!strings.Contains(d.Detail(), `bearer_token = "${AGENT_BEARER_TOKEN}" in a config read with file()`)) {
+					t.Errorf("the warning does not give both the heredoc and the file() form: %q", d.Detail())
+				}
 				for _, secret := range []string{"hunter2", "fallback", "sk-literal", "Bearer"} {
 					if strings.Contains(d.Detail(), secret) {
 						t.Errorf("the warning repeats the secret: %q", d.Detail())

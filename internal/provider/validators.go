@@ -94,6 +94,21 @@ func slugValidator() validator.String {
 	}
 }
 
+// notEmptyValidator refuses the empty string where leaving the attribute
+// out selects a default: "" would otherwise silently mean that default.
+func notEmptyValidator(whenOmitted string) validator.String {
+	return stringRule{
+		description: "must not be empty",
+		summary:     "Empty value",
+		problem: func(value, _ string) string {
+			if value != "" {
+				return ""
+			}
+			return "The value is empty. Leave the attribute out to use " + whenOmitted + ", or give a value."
+		},
+	}
+}
+
 // webURLValidator accepts absolute http and https URLs with a host, so a
 // typo such as a missing scheme fails the plan rather than the read.
 func webURLValidator() validator.String {

@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+var _ resource.ResourceWithModifyPlan = (*envAllowlistResource)(nil)
+
+// ModifyPlan warns about agents a change takes variables from: each keeps
+// receiving them until it is provisioned again, which its own next plan
+// then proposes, and which fails while its config still references them.
+func (r *envAllowlistResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || r.deps == nil {
+		return // created: no agent can have received anything from it yet
+	}
+	var prior envAllowlistModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := prior.Name.ValueString()
+	var removed []string
+	if !req.Plan.Raw.IsNull() {
+		var plan envAllowlistModel
+		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+		if resp.Diagnostics.HasError() || plan.Variables.IsUnknown() || !plan.Name.Equal(prior.Name) {
+			return
+		}
+		if removed = removedVariables(ctx, prior.Variables, plan.Variables, &resp.Diagnostics); len(removed) == 0 {
+			return
+		}
+	}
+	agents, err := r.deps.runtime.List(ctx)
+	if err != nil {
+		resp.Diagnostics.AddWarning("Cannot tell which agents use env allowlist "+name,
+			agentruntime.Detail(err)+". The plan goes on; each agent's own plan checks its variables.")
+		return
+	}
+	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(deletedAllowlistWarning(name, agents)...)
+		return
+	}
+	resp.Diagnostics.Append(revokedVariablesWarning(name, removed, agents)...)
+}
+
+// removedVariables lists the variables prior has and plan does not.
+func removedVariables(ctx context.Context, prior, plan types.Set, diags *diag.Diagnostics) []string {
+	var before, after []string
+	diags.Append(prior.ElementsAs(ctx, &before, false)...)
+	diags.Append(plan.ElementsAs(ctx, &after, false)...)
+	var removed []string
+	for _, v := range before {
+		if !slices.Contains(after, v) {
+			removed = append(removed, v)
+		}
+	}
+	slices.Sort(removed)
+	return removed
+}
+
+// revokedVariablesWarning names each agent that names allowlist name and
+// currently receives one of the removed variables.
+func revokedVariablesWarning(name string, removed []string, agents []agentruntime.Agent) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var affected []string
+	for _, a := range agents {
+		if a.EnvAllowlist != name {
+			continue
+		}
+		var lost []string
+		for _, v := range a.InjectedEnv {
+			if slices.Contains(removed, v) {
+				lost = append(lost, v)
+			}
+		}
+		if len(lost) > 0 {
+			affected = append(affected, fmt.Sprintf("%s (%s)", a.ID, strings.Join(lost, ", ")))
+		}
+	}
+	if len(affected) == 0 {
+		return diags
+	}
+	diags.AddAttributeWarning(path.Root("variables"), "Agents still receive variables this change removes",
+		fmt.Sprintf("Env allowlist %q stops allowing %s, which these agents received when they were last provisioned "+
+			"and receive again at every start: %s. The next plan of each provisions it again; that apply fails while "+
+			"its config still references a removed variable. Remove the references from those configs, or keep the variables.",
+			name, strings.Join(removed, ", "), strings.Join(affected, "; ")))
+	return diags
+}
+
+// deletedAllowlistWarning names the agents that still name allowlist name.
+func deletedAllowlistWarning(name string, agents []agentruntime.Agent) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var naming []string
+	for _, a := range agents {
+		if a.EnvAllowlist == name {
+			naming = append(naming, a.ID)
+		}
+	}
+	if len(naming) == 0 {
+		return diags
+	}
+	diags.AddWarning("Agents still name an env allowlist this plan deletes",
+		fmt.Sprintf("Env allowlist %q is deleted, but agents %s name it in env_allowlist. They keep the variables they "+
+			"received until they are provisioned again, which then fails while they name the missing allowlist. "+
+			"Point them at another allowlist, or remove env_allowlist and their ${VAR} references.",
+			name, strings.Join(naming, ", ")))
+	return diags
+}
