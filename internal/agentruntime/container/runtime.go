@@ -23,6 +23,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -473,7 +474,7 @@ func (r *Runtime) create(ctx context.Context, op, id string, want client.Contain
 	switch {
 	case err == nil:
 		return res.ID, nil
-	case cerrdefs.IsConflict(err):
+	case nameTaken(err):
 		return "", agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
 			"another provider process created container %q at the same time; apply again", want.Name)
 	case cerrdefs.IsNotFound(err):
@@ -545,4 +546,11 @@ func shortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// nameTaken reports whether a create failed because the container name is
+// in use. Docker answers 409 Conflict; Podman's Docker API answers 500 with
+// the same words, so both are recognised.
+func nameTaken(err error) bool {
+	return cerrdefs.IsConflict(err) || strings.Contains(err.Error(), "is already in use by")
 }
