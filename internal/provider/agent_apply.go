@@ -190,6 +190,9 @@ func (r *agentResource) settle(ctx context.Context, id string, plan *agentModel,
 			health, startErr = agentruntime.WaitHealthy(ctx, r.deps.runtime, id)
 		}
 	}
+	if startErr != nil {
+		r.stopFailed(ctx, id)
+	}
 	// A timed-out ctx must not stop us recording what exists.
 	observeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentruntime.ProbeTimeout+5*time.Second)
 	defer cancel()
@@ -222,6 +225,17 @@ func (r *agentResource) settle(ctx context.Context, id string, plan *agentModel,
 		return
 	}
 	tflog.Info(ctx, "agent settled", map[string]any{"health": string(a.Health), "instance": a.Instance})
+}
+
+// stopFailed stops an agent whose start failed, so that it neither loops
+// under an engine's restart policy nor lingers unhealthy until the next
+// apply; its record and log stay for the diagnostic and the replacement.
+func (r *agentResource) stopFailed(ctx context.Context, id string) {
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedStartStopTimeout)
+	defer cancel()
+	if err := r.deps.runtime.Stop(stopCtx, id); err != nil {
+		tflog.Warn(ctx, "cannot stop the agent after its failed start", map[string]any{"agent_id": id, "error": err.Error()})
+	}
 }
 
 // logTail formats the last lines of the agent's log for a diagnostic.

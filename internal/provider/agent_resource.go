@@ -27,6 +27,11 @@ const (
 	defaultDeleteTimeout = time.Minute
 )
 
+// failedStartStopTimeout bounds stopping an agent whose start failed; it
+// runs after the operation's own timeout may have passed, and covers the
+// default stop grace period.
+const failedStartStopTimeout = 30 * time.Second
+
 // logTailLines is how much of an agent's log a failed start reports.
 const logTailLines = 20
 

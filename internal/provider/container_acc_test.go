@@ -410,3 +410,53 @@ resource "a2a_env_allowlist" "test" {
 		}, importSteps(agentAddr, id)...),
 	})
 }
+
+// TestAccContainerAgent_failedStartIsStopped starts an agent whose host
+// exits at once: under the engine's restart policy it would loop until the
+// next apply, so the failed start must leave its container stopped (and the
+// resource tainted, so the next apply replaces it).
+func TestAccContainerAgent_failedStartIsStopped(t *testing.T) {
+	c := newContainerAccTest(t)
+	name, id := c.agentName("Acc Ctr Broken")
+	const unset = "A2A_ACC_CTR_UNSET_VAR"
+	t.Setenv(unset, "")
+	if err := os.Unsetenv(unset); err != nil {
+		t.Fatal(err)
+	}
+	allowlist := fmt.Sprintf(`
+resource "a2a_env_allowlist" "test" {
+  name      = "acc-ctr-broken"
+  variables = [%q]
+}
+`, unset)
+	broken := c.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"$${%s}\"\n", name, unset),
+		"  env_allowlist = a2a_env_allowlist.test.name",
+		"  timeouts {\n    create = \"30s\"\n  }") + allowlist
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             c.checkNoContainers,
+		Steps: []resource.TestStep{
+			{
+				Config:      broken,
+				ExpectError: regexp.MustCompile(`(?s)Agent ` + id + ` did not start.*` + unset),
+			},
+			{
+				// Still there (tainted), but no longer restarting.
+				PreConfig: func() {
+					out, err := docker("inspect", "--type", "container", "--format",
+						"{{.State.Running}} {{.State.Restarting}}", containerName(id))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := strings.TrimSpace(out); got != "false false" {
+						t.Fatalf("container %s after the failed start: running, restarting = %s; want it stopped", containerName(id), got)
+					}
+				},
+				Config:             broken,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
