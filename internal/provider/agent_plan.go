@@ -118,7 +118,10 @@ func changeOf(prior, plan *agentModel) agentChange {
 	}
 	c := agentChange{provision: specChanged(prior, plan) || injectedChanged(prior, plan)}
 	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()
-	c.start = wantRunning && (c.provision || !wasRunning)
+	// A running agent whose card stopped answering (hung, deadlocked) is
+	// drift like a crashed one: apply restarts it.
+	hung := wasRunning && prior.Health.ValueString() == string(agentruntime.HealthUnhealthy)
+	c.start = wantRunning && (c.provision || !wasRunning || hung)
 	c.stop = !wantRunning && wasRunning
 	return c
 }

@@ -171,6 +171,8 @@ func TestChangeOf(t *testing.T) {
 	}
 	unknownInjected := model("a", true, "team")
 	unknownInjected.InjectedEnv = types.ListUnknown(types.StringType)
+	hung := model("a", true, "")
+	hung.Health = types.StringValue(string(agentruntime.HealthUnhealthy))
 	tests := []struct {
 		name        string
 		prior, plan *agentModel
@@ -188,6 +190,8 @@ func TestChangeOf(t *testing.T) {
 		{"allowlist took a variable away restarts", model("a", true, "team", "X", "Y"), model("a", true, "team", "Y"), agentChange{provision: true, start: true}},
 		{"allowlist took a variable away from a stopped agent", model("a", false, "team", "X"), model("a", false, "team"), agentChange{provision: true}},
 		{"injected unknown under an unchanged config provisions again", model("a", true, "team", "X"), unknownInjected, agentChange{provision: true, start: true}},
+		{"hung agent restarts", hung, model("a", true, ""), agentChange{start: true}},
+		{"hung agent asked to stop stops", hung, model("a", false, ""), agentChange{stop: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

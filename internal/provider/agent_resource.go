@@ -137,7 +137,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"health": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "What the runtime observed at the last refresh: `provisioned` (never started), `healthy` (its card answers), " +
-					"`unhealthy` (running, card not answering) or `stopped`.",
+					"`unhealthy` (running, card not answering) or `stopped`. Like a stopped agent that should run, an unhealthy one is drift: " +
+					"the next apply restarts it.",
 			},
 			"config_sha256": schema.StringAttribute{
 				Computed:            true,

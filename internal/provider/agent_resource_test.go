@@ -209,6 +209,32 @@ func TestAccAgent_drift(t *testing.T) {
 				),
 			},
 			{
+				// The agent hangs (suspended, its card no longer answers):
+				// refresh reads it unhealthy, the plan restarts it, and
+				// apply replaces the hung process with a healthy one.
+				PreConfig: func() {
+					if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+						t.Fatalf("suspend agent %d: %v", pid, err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("healthy")),
+					plancheck.ExpectUnknownValue(agentAddr, at("instance")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+						if v == strconv.Itoa(pid) {
+							return fmt.Errorf("instance is still the hung process %d", pid)
+						}
+						return nil
+					}),
+					acc.recordPID(), rememberPID,
+				),
+			},
+			{
 				// The crash alone, refreshed and planned: the plan is not empty.
 				PreConfig: func() {
 					if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {

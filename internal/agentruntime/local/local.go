@@ -331,6 +331,9 @@ func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int
 	if err := signalGroup(pid, start, syscall.SIGTERM); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "signal pid %d", pid)
 	}
+	// A suspended agent (SIGSTOP, a debugger) acts on SIGTERM only once it
+	// runs again; without this it would sit out the whole grace period.
+	_ = signalGroup(pid, start, syscall.SIGCONT)
 	if r.waitExit(ctx, pid, start, r.grace) {
 		return nil
 	}
