@@ -339,3 +339,20 @@ func TestRelayThroughCLI(t *testing.T) {
 		t.Fatalf("Recover over the CLI relay: %v", err)
 	}
 }
+
+// TestStopWakesSuspendedAgent suspends the agent's process, as a hung
+// agent would be; Stop must still end it with the SIGTERM it handles (exit
+// 0) rather than leave it to the engine's SIGKILL after the grace period
+// (exit 137).
+func TestStopWakesSuspendedAgent(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Suspended Agent")})
+	docker(t, "kill", "--signal", "SIGSTOP", rt.containerName(a.ID))
+	if err := rt.Stop(testContext(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	state := inspectAgent(t, rt, a.ID).Container.State
+	if state.Running || state.ExitCode != 0 {
+		t.Errorf("after Stop of a suspended agent: running %v, exit code %d; want it stopped by its SIGTERM (exit 0)", state.Running, state.ExitCode)
+	}
+}

@@ -264,6 +264,11 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 
 func (r *Runtime) stop(ctx context.Context, op, id string) error {
 	grace := r.opts.graceSeconds()
+	// A suspended agent (hung, SIGSTOP) would act on the engine's SIGTERM
+	// only after the whole grace period; waking it first lets it exit at
+	// once. A container that is not running refuses the signal, which is
+	// fine: the stop below is what reports real failures.
+	_, _ = r.cli.ContainerKill(ctx, r.containerName(id), client.ContainerKillOptions{Signal: "SIGCONT"})
 	if _, err := r.cli.ContainerStop(ctx, r.containerName(id), client.ContainerStopOptions{Timeout: &grace}); err != nil {
 		return r.engineError(op, id, err)
 	}
