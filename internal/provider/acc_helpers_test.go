@@ -91,6 +91,27 @@ func indent(s string) string {
 	return strings.Join(lines, "\n")
 }
 
+// brokenAgent declares an agent that passes every plan-time check but whose
+// host exits at start: its config references the allowlisted variable
+// unset, which this method removes from the test's environment. It returns
+// that declaration, and the allowlist alone for steps that fix the agent.
+func (a *accTest) brokenAgent(name, unset, allowlistName, createTimeout string) (broken, allowlist string) {
+	a.t.Setenv(unset, "")
+	if err := os.Unsetenv(unset); err != nil {
+		a.t.Fatal(err)
+	}
+	allowlist = fmt.Sprintf(`
+resource "a2a_env_allowlist" "test" {
+  name      = %q
+  variables = [%q]
+}
+`, allowlistName, unset)
+	broken = a.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"$${%s}\"\n", name, unset),
+		"  env_allowlist = a2a_env_allowlist.test.name",
+		fmt.Sprintf("  timeouts {\n    create = %q\n  }", createTimeout)) + allowlist
+	return broken, allowlist
+}
+
 // echoConfig is a minimal agent config.
 func echoConfig(name, description string) string {
 	return fmt.Sprintf("[agent]\nname = %q\ndescription = %q\n", name, description)

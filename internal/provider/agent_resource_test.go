@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -398,19 +397,7 @@ func TestAccAgent_failedStartIsTainted(t *testing.T) {
 	// The config passes every plan-time check, but the variable it needs is
 	// unset, so the agent host exits at start naming it.
 	const unset = "A2A_ACC_UNSET_VAR"
-	t.Setenv(unset, "")
-	if err := os.Unsetenv(unset); err != nil {
-		t.Fatal(err)
-	}
-	allowlist := fmt.Sprintf(`
-resource "a2a_env_allowlist" "test" {
-  name      = "acc-broken"
-  variables = [%q]
-}
-`, unset)
-	broken := acc.agent(fmt.Sprintf("[agent]\nname = \"Acc Broken\"\ndescription = \"$${%s}\"\n", unset),
-		"  env_allowlist = a2a_env_allowlist.test.name",
-		"  timeouts {\n    create = \"20s\"\n  }") + allowlist
+	broken, allowlist := acc.brokenAgent("Acc Broken", unset, "acc-broken", "20s")
 	fixed := acc.agent(echoConfig("Acc Broken", "fixed")) + allowlist
 
 	resource.Test(t, resource.TestCase{

@@ -419,19 +419,7 @@ func TestAccContainerAgent_failedStartIsStopped(t *testing.T) {
 	c := newContainerAccTest(t)
 	name, id := c.agentName("Acc Ctr Broken")
 	const unset = "A2A_ACC_CTR_UNSET_VAR"
-	t.Setenv(unset, "")
-	if err := os.Unsetenv(unset); err != nil {
-		t.Fatal(err)
-	}
-	allowlist := fmt.Sprintf(`
-resource "a2a_env_allowlist" "test" {
-  name      = "acc-ctr-broken"
-  variables = [%q]
-}
-`, unset)
-	broken := c.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"$${%s}\"\n", name, unset),
-		"  env_allowlist = a2a_env_allowlist.test.name",
-		"  timeouts {\n    create = \"30s\"\n  }") + allowlist
+	broken, _ := c.brokenAgent(name, unset, "acc-ctr-broken", "30s")
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
