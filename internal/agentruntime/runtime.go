@@ -103,6 +103,9 @@ type Runtime interface {
 	// Deprovision stops the agent and removes every trace of it; an
 	// unknown id is success.
 	Deprovision(ctx context.Context, id string) error
+	// Identity names this runtime, so that an agent it started can be
+	// reached through it again whatever the provider block says later.
+	Identity() Identity
 }
 
 // WaitHealthy polls until the agent is healthy, the context ends, or the

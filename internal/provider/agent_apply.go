@@ -59,6 +59,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	tflog.Info(ctx, "provisioned agent")
+	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
 	// From here on the agent exists: every path saves it to state, so a
 	// failure leaves it tainted and the next apply replaces it.
 	r.settle(ctx, id, &plan, changeOf(nil, &plan), &resp.State, &resp.Diagnostics)
@@ -71,7 +72,18 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	id := state.ID.ValueString()
-	a, err := r.deps.runtime.Get(ctx, id)
+	stored, diags := storedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	rt, release, err := r.runtimeOf(ctx, stored)
+	if err != nil {
+		// The plan replaces the agent, and the delete reports again what
+		// stands in the way of stopping the old one.
+		resp.Diagnostics.AddWarning("Cannot read agent "+id+" where it runs",
+			fmt.Sprintf("Agent %q was started by the %s runtime, which cannot be reached now (%v). Its state is kept as it was.", id, stored, err))
+		return
+	}
+	defer release()
+	a, err := rt.Get(ctx, id)
 	if agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		tflog.Info(ctx, "agent is gone from the runtime; removing it from state", map[string]any{"agent_id": id})
 		resp.State.RemoveResource(ctx)
@@ -89,6 +101,10 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	state.observe(a)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	// An agent without an identity (imported, or older) lives in the
+	// runtime it was just found in; one found in a state dir that moved
+	// learns its new path.
+	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, rt.Identity())...)
 }
 
 func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -144,6 +160,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		tflog.Info(ctx, "stopped agent")
 	}
+	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
 	if !change.provision && !change.start && !change.stop {
 		// Only settings of the resource itself changed; the agent is untouched.
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
@@ -166,7 +183,17 @@ func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := state.ID.ValueString()
-	if err := r.deps.runtime.Deprovision(ctx, id); err != nil {
+	stored, diags := storedIdentity(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	// Stopped through the runtime that started it, wherever the provider
+	// block points now.
+	rt, release, err := r.runtimeOf(ctx, stored)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot reach agent "+id+" to delete it", err.Error())
+		return
+	}
+	defer release()
+	if err := rt.Deprovision(ctx, id); err != nil {
 		resp.Diagnostics.AddError("Cannot delete agent "+id, err.Error()+"; run terraform destroy again to retry.")
 		return
 	}

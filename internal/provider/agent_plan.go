@@ -73,6 +73,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if replace {
 		resp.RequiresReplace = path.Paths{path.Root("config")}
 	}
+	if prior != nil {
+		resp.Diagnostics.Append(r.planMove(ctx, req.Private, &plan, resp)...)
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
 }
 

@@ -18,6 +18,9 @@ import (
 type runtimeDeps struct {
 	runtime    agentruntime.Runtime
 	allowlists agentruntime.AllowlistStore
+	// open reaches agents that another provider block started; nil when
+	// only runtime can be reached.
+	open openFunc
 }
 
 // connectFunc builds the runtime for resolved settings. Unit tests replace
@@ -39,7 +42,7 @@ func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir)}, nil
+	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir), open: opener(s)}, nil
 }
 
 // recoverAgents adopts the agents earlier provider processes started.

@@ -78,6 +78,11 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	return r, nil
 }
 
+// Identity names the engine and the scope the agents live in.
+func (r *Runtime) Identity() agentruntime.Identity {
+	return agentruntime.Identity{Adapter: "container", Engine: r.engine.Host, Scope: r.opts.Scope}
+}
+
 // Close releases the engine connections. Agents keep running.
 func (r *Runtime) Close() error { return r.cli.Close() }
 

@@ -35,6 +35,7 @@ const killWait = 5 * time.Second
 // several processes over one state dir.
 type Runtime struct {
 	dir   *statedir.Dir
+	dirID string
 	exe   string
 	grace time.Duration
 
@@ -72,7 +73,22 @@ func New(opts Options) (*Runtime, error) {
 	if grace <= 0 {
 		grace = DefaultStopGracePeriod
 	}
-	return &Runtime{dir: dir, exe: exe, grace: grace, exited: map[int]chan struct{}{}}, nil
+	ctx, cancel := context.WithTimeout(context.Background(), openWait)
+	defer cancel()
+	dirID, err := dir.ID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("local runtime: %w", err)
+	}
+	return &Runtime{dir: dir, dirID: dirID, exe: exe, grace: grace, exited: map[int]chan struct{}{}}, nil
+}
+
+// openWait bounds New's wait for the state dir lock, held by another run
+// only for moments.
+const openWait = 30 * time.Second
+
+// Identity names the state dir the agents live in.
+func (r *Runtime) Identity() agentruntime.Identity {
+	return agentruntime.Identity{Adapter: "local", StateDir: r.dir.Path(), StateDirID: r.dirID}
 }
 
 // prepare applies the shared checks and refuses what this adapter cannot run.

@@ -42,6 +42,11 @@ func New() *Runtime {
 	return &Runtime{agents: map[string]*record{}, nextPort: firstPort}
 }
 
+// Identity names the in-memory adapter; it has no location.
+func (r *Runtime) Identity() agentruntime.Identity {
+	return agentruntime.Identity{Adapter: "memory"}
+}
+
 // Check applies the checks Provision makes.
 func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 	_, err := agentruntime.Prepare(spec)

@@ -9,7 +9,7 @@ import (
 )
 
 // Leftovers returns, relative to root and sorted, every file under the
-// state dir root except the state dir's own lock file and env allowlists:
+// state dir root except the state dir's own lock and id files and env allowlists:
 // what agents leave behind. Once every agent is deprovisioned it must be
 // empty. A missing root holds nothing.
 func Leftovers(root string) ([]string, error) {
@@ -28,7 +28,7 @@ func Leftovers(root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if rel == ".lock" || filepath.Dir(rel) == "allowlists" {
+		if rel == ".lock" || rel == ".id" || filepath.Dir(rel) == "allowlists" {
 			return nil
 		}
 		left = append(left, rel)

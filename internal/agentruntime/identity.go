@@ -1,0 +1,52 @@
+package agentruntime
+
+import "strings"
+
+// Identity names the runtime an agent lives in: the adapter and where that
+// adapter keeps its agents. The provider stores it with each agent, so that
+// the agent is always read and stopped through the runtime that started it,
+// even after the provider block has been pointed elsewhere.
+type Identity struct {
+	// Adapter is the adapter's name: local, container, memory.
+	Adapter string `json:"adapter"`
+	// StateDir is the state dir's path where the agents live in one (local).
+	StateDir string `json:"state_dir,omitempty"`
+	// StateDirID tells a state dir that was moved (same id, another path)
+	// from another one created at the same path (another id).
+	StateDirID string `json:"state_dir_id,omitempty"`
+	// Engine is the engine or cluster address (container, kubernetes).
+	Engine string `json:"engine,omitempty"`
+	// Scope separates configurations that share one engine or cluster.
+	Scope string `json:"scope,omitempty"`
+}
+
+// Same reports whether i and o name the same runtime. A state dir is the
+// same when its id is, wherever it now lies; without ids, when its path is.
+func (i Identity) Same(o Identity) bool {
+	if i.Adapter != o.Adapter || i.Engine != o.Engine || i.Scope != o.Scope {
+		return false
+	}
+	if i.StateDirID != "" && o.StateDirID != "" {
+		return i.StateDirID == o.StateDirID
+	}
+	return i.StateDir == o.StateDir
+}
+
+// String describes the runtime for messages, such as
+// `local (state dir /var/lib/a2a)`.
+func (i Identity) String() string {
+	var where []string
+	if i.StateDir != "" {
+		where = append(where, "state dir "+i.StateDir)
+	}
+	if i.Engine != "" {
+		where = append(where, "engine "+i.Engine)
+	}
+	if i.Scope != "" {
+		where = append(where, "scope "+i.Scope)
+	}
+	if len(where) == 0 {
+		return i.Adapter
+	}
+	return i.Adapter + " (" + strings.Join(where, ", ") + ")"
+}

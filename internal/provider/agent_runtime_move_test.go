@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+)
+
+// TestAccAgent_stateDirSwitch points the provider block at another state
+// dir: the plan must replace the agent, and apply must stop it in the
+// state dir that started it (nothing of it left there, its process gone)
+// and start it in the new one.
+func TestAccAgent_stateDirSwitch(t *testing.T) {
+	acc := newAccTest(t)
+	oldDir, newDir := acc.stateDir, t.TempDir()
+	toml := echoConfig("Mover Agent", "moves between state dirs")
+	first := acc.agent(toml)
+	acc.stateDir = newDir
+	second := acc.agent(toml)
+	var oldPID int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			for _, dir := range []string{oldDir, newDir} {
+				left, err := statedirtest.Leftovers(dir)
+				if err != nil {
+					return err
+				}
+				if len(left) > 0 {
+					return fmt.Errorf("state dir %s keeps %v", dir, left)
+				}
+			}
+			return acc.checkNothingLeft(s)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: first,
+				Check: resource.ComposeTestCheckFunc(acc.recordPID(),
+					resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+						oldPID, _ = strconv.Atoi(v)
+						return nil
+					})),
+			},
+			{
+				Config: second,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeTestCheckFunc(acc.recordPID(), func(*terraform.State) error {
+					if !waitGone(oldPID) {
+						return fmt.Errorf("the agent started in %s (pid %d) still runs", oldDir, oldPID)
+					}
+					rt, err := local.New(local.Options{StateDir: oldDir})
+					if err != nil {
+						return err
+					}
+					agents, err := rt.List(t.Context())
+					if err != nil {
+						return err
+					}
+					if len(agents) > 0 {
+						return fmt.Errorf("the old state dir still holds %v", agents)
+					}
+					return nil
+				}),
+			},
+			{
+				// Pointing back replaces it again, rather than adopting
+				// anything left behind.
+				Config: first,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: acc.recordPID(),
+			},
+			{
+				Config:   first,
+				PlanOnly: true,
+			},
+		},
+	})
+}
