@@ -33,8 +33,8 @@ type Spec struct {
 	CreateOnly bool
 }
 
-// Exists is the error of a CreateOnly Provision that finds id taken.
-func Exists(op, id string) *Error {
+// ExistsError is the error of a CreateOnly Provision that finds id taken.
+func ExistsError(op, id string) *Error {
 	return newError(KindConflict, op, id, "an agent with this id already exists; import it, or give the new agent another agent.name", nil)
 }
 

@@ -62,7 +62,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
 	// From here on the agent exists: every path saves it to state, so a
 	// failure leaves it tainted and the next apply replaces it.
-	r.settle(ctx, id, &plan, changeOf(nil, &plan), &resp.State, &resp.Diagnostics)
+	r.startAndSave(ctx, id, &plan, changeOf(nil, &plan), &resp.State, &resp.Diagnostics)
 }
 
 func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -99,7 +99,7 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 				"Declare the agent with its config and remove the existing one instead.")
 		return
 	}
-	state.observe(a)
+	state.setFromRuntime(a)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 	// An agent without an identity (imported, or older) lives in the
 	// runtime it was just found in; one found in a state dir that moved
@@ -166,7 +166,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 		return
 	}
-	r.settle(ctx, id, &plan, change, &resp.State, &resp.Diagnostics)
+	r.startAndSave(ctx, id, &plan, change, &resp.State, &resp.Diagnostics)
 }
 
 func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -200,15 +200,15 @@ func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	tflog.Info(ctx, "deprovisioned agent", map[string]any{"agent_id": id})
 }
 
-// statePersister is the part of a response state that settle writes.
+// statePersister is the part of a response state that startAndSave writes.
 type statePersister interface {
 	Set(ctx context.Context, val any) diag.Diagnostics
 }
 
-// settle starts the agent when the change asks for it, waits until it is
+// startAndSave starts the agent when the change asks for it, waits until it is
 // healthy, and saves what the runtime then reports. It saves the agent even
 // when the start fails, reporting the tail of the agent's log.
-func (r *agentResource) settle(ctx context.Context, id string, plan *agentModel, change agentChange, state statePersister, diags *diag.Diagnostics) {
+func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agentModel, change agentChange, state statePersister, diags *diag.Diagnostics) {
 	var health agentruntime.Health
 	var startErr error
 	if change.start {
@@ -245,7 +245,7 @@ func (r *agentResource) settle(ctx context.Context, id string, plan *agentModel,
 	// runtime records it.
 	a.Config = []byte(plan.Config.ValueString())
 	a.EnvAllowlist = plan.EnvAllowlist.ValueString()
-	plan.observe(a)
+	plan.setFromRuntime(a)
 	diags.Append(state.Set(ctx, plan)...)
 	if startErr != nil {
 		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))

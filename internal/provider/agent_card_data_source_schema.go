@@ -60,7 +60,7 @@ func agentCardSchema() schema.Schema {
 }
 
 func agentCardAttributes() map[string]schema.Attribute {
-	optionalString := func(description string, validators ...validator.String) schema.StringAttribute {
+	optionalStringAttr := func(description string, validators ...validator.String) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: description, Optional: true, Validators: validators}
 	}
 	computedString := func(description string) schema.StringAttribute {
@@ -70,14 +70,14 @@ func agentCardAttributes() map[string]schema.Attribute {
 		return schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
 	}
 	return map[string]schema.Attribute{
-		"url": optionalString("The agent's base URL, such as `http://127.0.0.1:8080`, to which `"+
+		"url": optionalStringAttr("The agent's base URL, such as `http://127.0.0.1:8080`, to which `"+
 			"/.well-known/agent-card.json` is appended; or the card's own URL, used as is when its path ends in "+
 			"`agent-card.json` or lies under `/.well-known/`. Exactly one of `url` and `config` is required.",
 			webURLValidator()),
-		"config": optionalString("An agent config (TOML, as given to `a2a_agent`) to derive the card from, offline: the card " +
+		"config": optionalStringAttr("An agent config (TOML, as given to `a2a_agent`) to derive the card from, offline: the card " +
 			"the built-in agent host would publish for it. `${VAR}` references are left as written, since the agent host " +
 			"expands them only when it starts; the card is not signed. Exactly one of `url` and `config` is required."),
-		"endpoint": optionalString("With `config`: the URL the agent advertises, overriding the one the config implies "+
+		"endpoint": optionalStringAttr("With `config`: the URL the agent advertises, overriding the one the config implies "+
 			"(`server.advertised_url`, else `http://host:http_port`). Needed when the config leaves the port to the runtime.",
 			webURLValidator()),
 		"request_headers": schema.MapAttribute{
@@ -103,7 +103,7 @@ func agentCardAttributes() map[string]schema.Attribute {
 			Optional:            true,
 			Validators:          []validator.Int64{int64validator.AtLeast(1)},
 		},
-		"ca_cert_pem": optionalString("PEM-encoded CA certificate(s) to trust, in addition to the system's, when the " +
+		"ca_cert_pem": optionalStringAttr("PEM-encoded CA certificate(s) to trust, in addition to the system's, when the " +
 			"agent serves HTTPS with a private CA. Only with `url`."),
 		"insecure": schema.BoolAttribute{
 			MarkdownDescription: "Skip verification of the agent's TLS certificate. For tests only: anyone on the path can " +

@@ -169,10 +169,10 @@ func (r *agentResource) ImportState(ctx context.Context, req resource.ImportStat
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
-// observe copies what the runtime reports into the model. The config and
+// setFromRuntime copies what the runtime reports into the model. The config and
 // allowlist come back only from adapters that record them; otherwise the
 // model keeps what it had.
-func (m *agentModel) observe(a agentruntime.Agent) {
+func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 	m.ID = types.StringValue(a.ID)
 	m.Name = types.StringValue(a.Name)
 	m.Endpoint = types.StringValue(a.Endpoint)

@@ -125,7 +125,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	if existing != nil && spec.CreateOnly {
-		return agentruntime.Agent{}, agentruntime.Exists("provision", id)
+		return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 	}
 	b := blueprint{cfg: p.Config, injected: p.InjectedEnv}
 	if spec.Allowlist != nil {
@@ -145,7 +145,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		if spec.CreateOnly && agentruntime.IsKind(err, agentruntime.KindConflict) {
 			// Another process created the agent since the inspect: the
 			// engine's unique names let only one creation through.
-			return agentruntime.Agent{}, agentruntime.Exists("provision", id)
+			return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 		}
 	case unchanged(existing, want):
 		return r.agent(ctx, existing), nil

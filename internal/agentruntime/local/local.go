@@ -139,7 +139,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	switch {
 	case found && spec.CreateOnly:
-		return agentruntime.Agent{}, agentruntime.Exists(op, id)
+		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 	case !found:
 		if err := r.stopOrphan(ctx, op, id); err != nil {
 			return agentruntime.Agent{}, err
@@ -308,10 +308,10 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 		return err
 	}
 	pid, start := rec.PID, rec.StartTime
-	var cut error
+	var cutShort error
 	if rec.running() {
-		if cut = r.terminate(ctx, op, id, rec.LogPath, pid, start); cut != nil && !isCutShort(cut) {
-			return cut
+		if cutShort = r.terminate(ctx, op, id, rec.LogPath, pid, start); cutShort != nil && !isCutShort(cutShort) {
+			return cutShort
 		}
 	}
 	if pid == 0 {
@@ -321,7 +321,7 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 	// time ran out meanwhile.
 	bookkeeping, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingWait)
 	defer cancel()
-	return errors.Join(cut, r.forget(bookkeeping, op, id, pid, start))
+	return errors.Join(cutShort, r.clearProcess(bookkeeping, op, id, pid, start))
 }
 
 // bookkeepingWait bounds the wait for an agent's lock to record that its
@@ -353,10 +353,10 @@ func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int
 	if r.waitExit(ctx, pid, start, r.grace) {
 		return nil
 	}
-	var cut error
+	var cutShort error
 	if ctx.Err() != nil {
 		appendLog(logPath, "agent (pid %d) did not stop before the operation's timeout; killing it", pid)
-		cut = agentruntime.Errorf(agentruntime.KindBackend, op, id, fmt.Errorf("%w: %w", errCutShort, ctx.Err()),
+		cutShort = agentruntime.Errorf(agentruntime.KindBackend, op, id, fmt.Errorf("%w: %w", errCutShort, ctx.Err()),
 			"the operation's timeout (%s left when the stop began) ended before the stop grace period (%s) did, so the agent (pid %d) was killed; "+
 				"set the resource's timeouts (delete, and update for restarts) above the local block's stop_grace_period",
 			left, r.grace, pid)
@@ -369,11 +369,11 @@ func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int
 	if !r.waitExit(context.WithoutCancel(ctx), pid, start, killWait) {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, nil, "pid %d survived SIGKILL; stop it by hand", pid)
 	}
-	return cut
+	return cutShort
 }
 
-// forget clears the record's process if it is still the one given.
-func (r *Runtime) forget(ctx context.Context, op, id string, pid int, start uint64) error {
+// clearProcess clears the record's process if it is still the one given.
+func (r *Runtime) clearProcess(ctx context.Context, op, id string, pid int, start uint64) error {
 	lock, err := r.lockAgent(ctx, op, id)
 	if err != nil {
 		return err
@@ -496,7 +496,7 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 		case rec.running():
 			out.IDs = append(out.IDs, rec.ID)
 		case rec.PID != 0:
-			if err := r.forget(ctx, op, rec.ID, rec.PID, rec.StartTime); err != nil {
+			if err := r.clearProcess(ctx, op, rec.ID, rec.PID, rec.StartTime); err != nil {
 				return agentruntime.Recovery{}, err
 			}
 		}

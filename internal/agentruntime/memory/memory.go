@@ -65,7 +65,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	id := p.Config.ID()
 	rec, ok := r.agents[id]
 	if ok && spec.CreateOnly {
-		return agentruntime.Agent{}, agentruntime.Exists("provision", id)
+		return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 	}
 	if !ok {
 		rec = &record{}

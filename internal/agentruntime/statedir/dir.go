@@ -41,10 +41,10 @@ func Default() (string, error) {
 // through Lock, by processes.
 type Dir struct {
 	path string
-	// turns serialise this process's holders of each lock without polling;
-	// the file lock then serialises processes.
-	mu    sync.Mutex
-	turns map[string]chan struct{}
+	// inProcess serialises this process's holders of each lock without
+	// polling; the file lock then serialises processes.
+	mu        sync.Mutex
+	inProcess map[string]chan struct{}
 }
 
 // Open opens the state dir, creating it 0700 if it does not exist. An
@@ -65,7 +65,7 @@ func Open(path string) (*Dir, error) {
 	if err := checkPrivate(abs); err != nil {
 		return nil, err
 	}
-	return &Dir{path: abs, turns: map[string]chan struct{}{}}, nil
+	return &Dir{path: abs, inProcess: map[string]chan struct{}{}}, nil
 }
 
 // create makes the state dir 0700 (whatever the umask) unless it exists.

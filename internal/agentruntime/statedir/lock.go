@@ -76,32 +76,34 @@ func (l *KeyLock) Remove() error {
 	return nil
 }
 
-func (d *Dir) turn(rel string) chan struct{} {
+// inProcessMutex is the one-slot channel that serialises this process's
+// holders of the lock file rel, so that they queue without polling.
+func (d *Dir) inProcessMutex(rel string) chan struct{} {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	t, ok := d.turns[rel]
+	m, ok := d.inProcess[rel]
 	if !ok {
-		t = make(chan struct{}, 1)
-		d.turns[rel] = t
+		m = make(chan struct{}, 1)
+		d.inProcess[rel] = m
 	}
-	return t
+	return m
 }
 
 func (d *Dir) lock(ctx context.Context, rel string) (func(), error) {
-	turn := d.turn(rel)
+	mutex := d.inProcessMutex(rel)
 	select {
-	case turn <- struct{}{}:
+	case mutex <- struct{}{}:
 	case <-ctx.Done():
 		return nil, fmt.Errorf("wait for state dir lock %s: %w", d.Join(rel), ctx.Err())
 	}
 	fl, err := lockFile(ctx, d.Join(rel))
 	if err != nil {
-		<-turn
+		<-mutex
 		return nil, err
 	}
 	return func() {
 		_ = fl.Close()
-		<-turn
+		<-mutex
 	}, nil
 }
 
@@ -120,7 +122,7 @@ func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
 		if err != nil {
 			return nil, fmt.Errorf("wait for state dir lock %s (another terraform run may hold it): %w", path, err)
 		}
-		current, err := stillAt(fl, path)
+		current, err := lockIsCurrent(fl, path)
 		if current {
 			return fl, nil
 		}
@@ -131,8 +133,8 @@ func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
 	}
 }
 
-// stillAt reports whether path still names the file fl has locked.
-func stillAt(fl *flock.Flock, path string) (bool, error) {
+// lockIsCurrent reports whether path still names the file fl has locked.
+func lockIsCurrent(fl *flock.Flock, path string) (bool, error) {
 	locked, err := fl.Stat()
 	if err != nil {
 		return false, fmt.Errorf("state dir lock %s: %w", path, err)
