@@ -51,7 +51,6 @@ type Host struct {
 	listener net.Listener
 	endpoint string
 	cardURL  string
-	card     *a2a.AgentCard
 	logger   *slog.Logger
 	done     chan struct{}
 	serveErr error
@@ -139,7 +138,6 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 		listener: ln,
 		endpoint: endpoint,
 		cardURL:  cardURL,
-		card:     doc.card,
 		logger:   logger,
 		done:     make(chan struct{}),
 	}, nil
@@ -231,12 +229,6 @@ func (h *Host) Endpoint() string { return h.endpoint }
 
 // CardURL is where the agent card is served.
 func (h *Host) CardURL() string { return h.cardURL }
-
-// Addr is the address the host listens on.
-func (h *Host) Addr() net.Addr { return h.listener.Addr() }
-
-// Card is the card the host publishes.
-func (h *Host) Card() *a2a.AgentCard { return h.card }
 
 // Shutdown stops accepting calls and lets in-flight ones finish until ctx
 // ends; connections still open then (such as long streams) are closed.

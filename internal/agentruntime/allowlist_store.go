@@ -12,8 +12,6 @@ type AllowlistStore interface {
 	Get(ctx context.Context, name string) (EnvAllowlist, error)
 	// Delete removes the named allowlist; an unknown name is success.
 	Delete(ctx context.Context, name string) error
-	// List returns every allowlist, sorted by name.
-	List(ctx context.Context) ([]EnvAllowlist, error)
 }
 
 // AllowlistNotFound is the error for an allowlist name the store does not know.

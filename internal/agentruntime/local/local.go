@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
@@ -146,7 +145,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		}
 	}
 	rec.Name = cfg.Agent.Name
-	rec.Host = listenHost(cfg)
+	rec.Host = cfg.ListenHost()
 	switch {
 	case cfg.Server.HTTPPort != 0:
 		rec.Port, rec.PortAllocated = cfg.Server.HTTPPort, false
@@ -181,16 +180,6 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return r.view(ctx, rec), nil
-}
-
-// listenHost is where the agent listens; a host given by a variable
-// cannot be known here, so the agent then gets the default.
-func listenHost(cfg *agentconfig.Config) string {
-	host := cfg.ListenHost()
-	if agentconfig.HasReference(host) {
-		return agentconfig.DefaultHost
-	}
-	return host
 }
 
 // Start spawns the agent detached and watches it until its card answers,

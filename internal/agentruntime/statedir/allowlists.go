@@ -88,26 +88,3 @@ func (s *Allowlists) Delete(ctx context.Context, name string) error {
 	defer unlock()
 	return s.dir.Remove(allowlistFile(name))
 }
-
-// List returns every allowlist, sorted by name.
-func (s *Allowlists) List(ctx context.Context) ([]agentruntime.EnvAllowlist, error) {
-	names, err := s.dir.Names(allowlistDir, ".json")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]agentruntime.EnvAllowlist, 0, len(names))
-	for _, n := range names {
-		if checkName("", n) != nil {
-			continue // not written by this store
-		}
-		a, err := s.Get(ctx, n)
-		if agentruntime.IsKind(err, agentruntime.KindNotFound) {
-			continue // deleted since the directory was read
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
