@@ -23,6 +23,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
@@ -185,7 +186,11 @@ func (a *accTest) checkNothingLeft(*terraform.State) error {
 // listAgents lists the agents of the state dir, as a provider process of
 // its own would.
 func (a *accTest) listAgents() ([]agentruntime.Agent, error) {
-	rt, err := local.New(local.Options{StateDir: a.stateDir})
+	dir, err := statedir.Open(a.stateDir)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := local.New(local.Options{StateDir: dir})
 	if err != nil {
 		return nil, err
 	}

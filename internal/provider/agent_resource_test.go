@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 const agentAddr = "a2a_agent.test"
@@ -248,7 +249,7 @@ func TestAccAgent_drift(t *testing.T) {
 			{
 				// The record is deleted out of band: the plan recreates it.
 				PreConfig: func() {
-					rt, err := local.New(local.Options{StateDir: acc.stateDir})
+					rt, err := local.New(local.Options{StateDir: statedirtest.Open(t, acc.stateDir)})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -16,6 +16,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
 // privateRuntimeKey is the private-state key under which each agent keeps
@@ -87,18 +88,19 @@ type openFunc func(ctx context.Context, id agentruntime.Identity) (agentruntime.
 
 // opener opens runtimes named by identities, taking what an identity does
 // not record (executable, grace periods, TLS files) from the present
-// settings.
-func opener(s settings) openFunc {
+// settings. A container runtime shares dir, the provider's state dir, and
+// its locks.
+func opener(s settings, dir *statedir.Dir) openFunc {
 	return func(ctx context.Context, id agentruntime.Identity) (agentruntime.Runtime, func(), error) {
 		switch id.Adapter {
 		case "local":
 			return openLocal(s, id)
 		case "container":
-			opts := container.Options{StateDir: s.stateDir, Executable: s.local.Executable}
+			opts := container.Options{Executable: s.local.Executable}
 			if s.container != nil {
 				opts = *s.container
 			}
-			opts.Host, opts.Scope = id.Engine, id.Scope
+			opts.Host, opts.Scope, opts.StateDir = id.Engine, id.Scope, dir
 			rt, err := container.New(ctx, opts)
 			if err != nil {
 				return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
@@ -117,8 +119,12 @@ func openLocal(s settings, id agentruntime.Identity) (agentruntime.Runtime, func
 			"in the provider block to its new place; if it is lost, stop the agent's process by hand (the provider's warning "+
 			"about agents of lost state dirs names it) and remove the agent from state with terraform state rm", id.StateDir)
 	}
+	dir, err := statedir.Open(id.StateDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
+	}
 	opts := s.local
-	opts.StateDir = id.StateDir
+	opts.StateDir = dir
 	rt, err := local.New(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // TestRecoverAgentsLogsAdoption proves that a fresh provider process adopts
@@ -19,7 +20,7 @@ import (
 func TestRecoverAgentsLogsAdoption(t *testing.T) {
 	ctx := context.Background()
 	stateDir := t.TempDir()
-	earlier, err := local.New(local.Options{StateDir: stateDir})
+	earlier, err := local.New(local.Options{StateDir: statedirtest.Open(t, stateDir)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestRecoverAgentsLogsAdoption(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = earlier.Deprovision(context.Background(), "recover-me") })
 
-	later, err := local.New(local.Options{StateDir: stateDir})
+	later, err := local.New(local.Options{StateDir: statedirtest.Open(t, stateDir)})
 	if err != nil {
 		t.Fatal(err)
 	}

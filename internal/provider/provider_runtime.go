@@ -27,7 +27,9 @@ type runtimeDeps struct {
 // it to run the provider's logic against the in-memory adapter.
 type connectFunc func(ctx context.Context, s settings) (*runtimeDeps, error)
 
-// connect opens the state dir and the adapter the provider block selects.
+// connect opens the state dir, once per provider process, and the adapter
+// the provider block selects, which keeps its records and takes its locks
+// there.
 func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 	dir, err := statedir.Open(s.stateDir)
 	if err != nil {
@@ -35,14 +37,18 @@ func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 	}
 	var rt agentruntime.Runtime
 	if s.container != nil {
-		rt, err = container.New(ctx, *s.container)
+		opts := *s.container
+		opts.StateDir = dir
+		rt, err = container.New(ctx, opts)
 	} else {
-		rt, err = local.New(s.local)
+		opts := s.local
+		opts.StateDir = dir
+		rt, err = local.New(opts)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir), open: opener(s)}, nil
+	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir), open: opener(s, dir)}, nil
 }
 
 // recoverAgents adopts the agents earlier provider processes started.

@@ -78,7 +78,6 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 		}
 		s.stateDir = dir
 	}
-	s.local.StateDir = s.stateDir
 	if m.Local != nil {
 		block := path.Root("local")
 		if !unknown(block.AtName("executable"), m.Local.Executable) {
@@ -99,7 +98,7 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 	if m.Container != nil {
 		c, d := m.Container.resolve()
 		diags.Append(d...)
-		c.Version, c.Executable, c.StateDir = version, s.local.Executable, s.stateDir
+		c.Version, c.Executable = version, s.local.Executable
 		s.container = &c
 	}
 	return s, diags

@@ -14,11 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/gofrs/flock"
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -30,12 +28,10 @@ const ImageRepository = "terraform-provider-a2a"
 // binaryInImage is where the executable sits in the base image.
 const binaryInImage = "/terraform-provider-a2a"
 
-// buildLockFile, in the state dir, serialises builds between processes.
-const buildLockFile = "container-image-build.lock"
-
-// buildMu serialises builds within this process, where every Runtime shares
-// the engine; the lock file does the same between processes.
-var buildMu sync.Mutex
+// buildLockKey is the state dir lock that serialises base image builds,
+// within this process and between processes; no agent's lock key
+// (container-a2a-...) can be the same.
+const buildLockKey = "container-image-build"
 
 // developmentVersions do not identify a binary, so their images are tagged
 // by the executable's content instead: a rebuilt binary gets a new image.
@@ -67,13 +63,11 @@ func (r *Runtime) baseImage(ctx context.Context) (string, error) {
 	if ok, err := r.imageExists(ctx, ref); ok || err != nil {
 		return ref, err
 	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	unlock, err := r.lockBuilds(ctx)
+	lock, err := r.opts.StateDir.LockKey(ctx, buildLockKey)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("wait for another provider process building the agent image: %w", err)
 	}
-	defer unlock()
+	defer lock.Unlock()
 	// Another goroutine or process may have built it while this one waited.
 	if ok, err := r.imageExists(ctx, ref); ok || err != nil {
 		return ref, err
@@ -137,22 +131,6 @@ func (r *Runtime) requireImage(ctx context.Context, ref, namedBy string) error {
 		ref, namedBy, r.engine.Host, ref)
 }
 
-// lockBuilds takes the cross-process build lock when there is a state dir.
-func (r *Runtime) lockBuilds(ctx context.Context) (func(), error) {
-	if r.opts.StateDir == "" {
-		return func() {}, nil
-	}
-	if err := os.MkdirAll(r.opts.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create state dir for the image build lock: %w", err)
-	}
-	lock := flock.New(filepath.Join(r.opts.StateDir, buildLockFile), flock.SetPermissions(0o600))
-	ok, err := lock.TryLockContext(ctx, 50*time.Millisecond)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("wait for another provider process building the agent image (lock %s): %w", lock.Path(), errors.Join(err, ctx.Err()))
-	}
-	return func() { _ = lock.Unlock() }, nil
-}
-
 // buildBaseImage sends the executable and a Dockerfile to the engine's
 // build API; no registry and no local docker CLI are involved.
 func (r *Runtime) buildBaseImage(ctx context.Context, ref string) error {
@@ -178,7 +156,6 @@ func (r *Runtime) buildBaseImage(ctx context.Context, ref string) error {
 	if err := readBuildOutput(res.Body); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "the container engine at %s could not build it", r.engine.Host)
 	}
-	r.imagesBuilt.Add(1)
 	return nil
 }
 

@@ -3,15 +3,21 @@ package container
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // TestBaseImageBuiltOnce provisions ten agents at once, as terraform's
@@ -30,7 +36,11 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 	// Registered before the scope, so it runs after the containers are gone.
 	t.Cleanup(func() { removeImage(t, ref) })
 	opts.Scope = newScope(t)
-	runtimes := []*Runtime{newRuntime(t, opts), newRuntime(t, opts)}
+	// Two processes would each open the state dir themselves.
+	other := opts
+	other.StateDir = statedirtest.Open(t, opts.StateDir.Path())
+	runtimes := []*Runtime{newRuntime(t, opts), newRuntime(t, other)}
+	since := time.Now()
 
 	const agents = 10
 	var wg sync.WaitGroup
@@ -46,8 +56,8 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 			t.Errorf("Provision %d: %v", i, err)
 		}
 	}
-	if built := runtimes[0].imagesBuilt.Load() + runtimes[1].imagesBuilt.Load(); built != 1 {
-		t.Errorf("the base image was built %d times, want once", built)
+	if built := imageBuilds(t, runtimes[0].cli, ref, since); built != 1 {
+		t.Errorf("the engine reports %d builds of the base image, want one", built)
 	}
 	list, err := runtimes[0].List(testContext(t))
 	if err != nil {
@@ -87,6 +97,38 @@ func uniqueExecutable(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// imageBuilds counts the builds of ref the engine reports since then, from
+// its event stream: Docker reports each build as a "tag" of the image,
+// Podman as a "build" (and may add a "tag"), so the larger count is the
+// number of builds.
+func imageBuilds(t *testing.T, cli *client.Client, ref string, since time.Time) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res := cli.Events(ctx, client.EventsListOptions{
+		Since:   strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
+		Until:   strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10),
+		Filters: client.Filters{}.Add("type", "image"),
+	})
+	counts := map[string]int{}
+	for {
+		select {
+		case m, ok := <-res.Messages:
+			if !ok {
+				return max(counts["tag"], counts["build"])
+			}
+			if name := m.Actor.Attributes["name"]; name == ref || strings.HasSuffix(name, "/"+ref) {
+				counts[string(m.Action)]++
+			}
+		case err, ok := <-res.Err:
+			if ok && err != nil && !errors.Is(err, io.EOF) {
+				t.Fatalf("read the engine's events: %v", err)
+			}
+			return max(counts["tag"], counts["build"])
+		}
+	}
 }
 
 func removeImage(t *testing.T, ref string) {

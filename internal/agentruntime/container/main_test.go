@@ -17,6 +17,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // TestMain lets the test binary stand in for the provider executable: the
@@ -96,7 +97,7 @@ func removeScope(t testing.TB, scope string) {
 
 // testOptions are the options of a runtime confined to scope.
 func testOptions(t testing.TB, scope string) Options {
-	return Options{Scope: scope, Version: "test", StateDir: t.TempDir(), StopGracePeriod: 5 * time.Second}
+	return Options{Scope: scope, Version: "test", StateDir: statedirtest.Open(t, t.TempDir()), StopGracePeriod: 5 * time.Second}
 }
 
 // newRuntime connects to the engine, or skips the test when none answers.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	containertypes "github.com/moby/moby/api/types/container"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
 // Defaults applied to empty Options fields.
@@ -52,9 +54,10 @@ type Options struct {
 	// image, whose `run` subcommand is the agent host. Empty: this process's
 	// own executable.
 	Executable string
-	// StateDir, when set, holds the lock file that serialises base image
-	// builds between provider processes.
-	StateDir string
+	// StateDir is the runtime core's state dir, opened once per process:
+	// its locks serialise the operations on each agent and the builds of
+	// the base image, within this process and between processes; required.
+	StateDir *statedir.Dir
 
 	// AdvertiseHost is the address agent ports are published on and probed
 	// at; a name other than localhost publishes on every interface.

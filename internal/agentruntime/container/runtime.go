@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	cerrdefs "github.com/containerd/errdefs"
 	containertypes "github.com/moby/moby/api/types/container"
@@ -33,6 +32,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -42,12 +42,10 @@ type Runtime struct {
 	opts   Options
 	engine engineAddress
 	cli    *client.Client
-	locks  sync.Map // agent id → chan struct{}, one operation per agent at a time
 
-	digestOnce  sync.Once
-	digest      string
-	digestErr   error
-	imagesBuilt atomic.Int64
+	digestOnce sync.Once
+	digest     string
+	digestErr  error
 }
 
 var _ agentruntime.Runtime = (*Runtime)(nil)
@@ -74,6 +72,10 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		_ = cli.Close()
 		return nil, r.engineError("connect to container engine", "", err)
+	}
+	if o.StateDir == nil {
+		_ = cli.Close()
+		return nil, errors.New("container runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
 	}
 	return r, nil
 }
@@ -114,11 +116,11 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	id := p.Config.ID()
-	unlock, err := r.lock(ctx, id)
+	lock, err := r.lock(ctx, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	defer unlock()
+	defer lock.Unlock()
 
 	existing, err := r.inspect(ctx, "provision", id)
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
@@ -190,11 +192,11 @@ func unchanged(existing *containertypes.InspectResponse, want client.ContainerCr
 // provider's environment or options changed since it was created.
 func (r *Runtime) Start(ctx context.Context, id string) error {
 	const op = "start"
-	unlock, err := r.lock(ctx, id)
+	lock, err := r.lock(ctx, id)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	c, err := r.inspect(ctx, op, id)
 	if err != nil {
 		return err
@@ -259,11 +261,11 @@ func envValue(env []string, name string) (string, bool) {
 // Stop stops the container within the grace period; a stopped agent is
 // success.
 func (r *Runtime) Stop(ctx context.Context, id string) error {
-	unlock, err := r.lock(ctx, id)
+	lock, err := r.lock(ctx, id)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	return r.stop(ctx, "stop", id)
 }
 
@@ -377,11 +379,11 @@ func (r *Runtime) listContainers(ctx context.Context, op string) ([]containertyp
 // base image stays, shared by every agent. An unknown id is success.
 func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	const op = "deprovision"
-	unlock, err := r.lock(ctx, id)
+	lock, err := r.lock(ctx, id)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer lock.Unlock()
 	if err := r.stop(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return err
 	}
@@ -399,6 +401,10 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		if err := r.remove(ctx, op, id, c.ID); err != nil {
 			return err
 		}
+	}
+	// The agent is gone for good, and its lock file with it.
+	if err := lock.Remove(); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return nil
 }
@@ -538,18 +544,20 @@ func (r *Runtime) remove(ctx context.Context, op, id, container string) error {
 	return r.engineError(op, id, err)
 }
 
-// lock gives one operation at a time on an agent within this process;
-// between processes the engine's unique container names do the same.
-func (r *Runtime) lock(ctx context.Context, id string) (func(), error) {
-	v, _ := r.locks.LoadOrStore(id, make(chan struct{}, 1))
-	sem := v.(chan struct{})
-	select {
-	case sem <- struct{}{}:
-		return func() { <-sem }, nil
-	case <-ctx.Done():
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, "lock", id, ctx.Err(), "another operation on the agent did not finish in time")
+// lock gives one operation at a time on an agent, within this process and
+// between processes sharing the state dir; the engine's unique container
+// names guard against any other creator of the same container.
+func (r *Runtime) lock(ctx context.Context, id string) (*statedir.KeyLock, error) {
+	lock, err := r.opts.StateDir.LockKey(ctx, agentLockKey(r.containerName(id)))
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, "lock", id, err, "another operation on the agent did not finish in time")
 	}
+	return lock, nil
 }
+
+// agentLockKey names the state dir lock of the agent whose container is
+// named container (unique per scope).
+func agentLockKey(container string) string { return "container-" + container }
 
 func shortID(id string) string {
 	if len(id) > 12 {

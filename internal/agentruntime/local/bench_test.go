@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -36,7 +37,7 @@ func BenchmarkStartToHealthy(b *testing.B) {
 }
 
 func benchRuntime(b *testing.B, n int) {
-	rt, err := New(Options{StateDir: b.TempDir()})
+	rt, err := New(Options{StateDir: statedirtest.Open(b, b.TempDir())})
 	if err != nil {
 		b.Fatal(err)
 	}

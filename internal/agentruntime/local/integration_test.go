@@ -425,7 +425,7 @@ func TestExitAtOnce(t *testing.T) {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'cannot serve: bad luck' >&2\nexit 3\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	rt, err := New(Options{StateDir: t.TempDir(), Executable: script})
+	rt, err := New(Options{StateDir: statedirtest.Open(t, t.TempDir()), Executable: script})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,13 +46,14 @@ type Runtime struct {
 
 var _ agentruntime.Runtime = (*Runtime)(nil)
 
-// New opens the state dir and returns the adapter.
+// New returns the adapter keeping its records in opts.StateDir.
 func New(opts Options) (*Runtime, error) {
-	dir, err := statedir.Open(opts.StateDir)
-	if err != nil {
-		return nil, err
+	dir := opts.StateDir
+	if dir == nil {
+		return nil, errors.New("local runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
 	}
 	exe := opts.Executable
+	var err error
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
 			return nil, fmt.Errorf("local runtime: find this executable to run agents with: %w; set executable in the local block", err)

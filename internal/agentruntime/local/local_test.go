@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/contracttest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 func TestContract(t *testing.T) {
@@ -48,7 +49,7 @@ func TestContract(t *testing.T) {
 
 func newRuntime(t *testing.T, stateDir string) *Runtime {
 	t.Helper()
-	rt, err := New(Options{StateDir: stateDir, StopGracePeriod: 5 * time.Second})
+	rt, err := New(Options{StateDir: statedirtest.Open(t, stateDir), StopGracePeriod: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
 // Roles the test binary plays when a test runs it as another process.
@@ -87,7 +88,11 @@ func recordSignals(path string) error {
 }
 
 func startAgents(stateDir string, names []string) error {
-	rt, err := New(Options{StateDir: stateDir})
+	dir, err := statedir.Open(stateDir)
+	if err != nil {
+		return err
+	}
+	rt, err := New(Options{StateDir: dir})
 	if err != nil {
 		return err
 	}

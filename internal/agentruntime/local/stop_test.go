@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // TestStopCutShortByTimeout stops an agent that ignores SIGTERM with less
@@ -27,7 +28,7 @@ func TestStopCutShortByTimeout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rt, err := New(Options{StateDir: t.TempDir(), StopGracePeriod: grace})
+			rt, err := New(Options{StateDir: statedirtest.Open(t, t.TempDir()), StopGracePeriod: grace})
 			if err != nil {
 				t.Fatal(err)
 			}

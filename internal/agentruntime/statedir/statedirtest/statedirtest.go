@@ -6,7 +6,21 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"testing"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
+
+// Open opens the state dir at path for a test, failing the test when it
+// cannot.
+func Open(t testing.TB, path string) *statedir.Dir {
+	t.Helper()
+	d, err := statedir.Open(path)
+	if err != nil {
+		t.Fatalf("open state dir %s: %v", path, err)
+	}
+	return d
+}
 
 // Leftovers returns, relative to root and sorted, every file under the
 // state dir root except the state dir's own lock and id files and env allowlists:
