@@ -14,11 +14,15 @@ type Prepared struct {
 // Prepare checks the raw config against the allowlist first (so a refused
 // config reveals nothing else), then parses it and checks what the agent
 // host would otherwise refuse only when the agent starts, such as a signing
-// key that is not a key.
+// key that is not a key. A pending allowlist leaves out the env check, and
+// no variable to inject: such a spec is only checked, never provisioned.
 func Prepare(spec Spec) (Prepared, error) {
-	inject, err := CheckEnv(spec.Allowlist, spec.Config)
-	if err != nil {
-		return Prepared{}, err
+	var inject []string
+	if !spec.AllowlistPending {
+		var err error
+		if inject, err = CheckEnv(spec.Allowlist, spec.Config); err != nil {
+			return Prepared{}, err
+		}
 	}
 	cfg, err := agentconfig.Parse(spec.Config)
 	if err == nil {

@@ -31,6 +31,19 @@ type Spec struct {
 	// checked atomically with the creation, so that two creators of one id
 	// never both believe they own it.
 	CreateOnly bool
+	// AllowlistPending says the allowlist the agent will draw on is not
+	// known yet (the plan that checks the spec may create it): Check then
+	// makes every check but the env check, and Provision refuses the spec.
+	AllowlistPending bool
+}
+
+// RequireKnownAllowlist is the check every Provision makes first: only
+// Check takes a spec whose allowlist is still pending.
+func RequireKnownAllowlist(op string, spec Spec) error {
+	if !spec.AllowlistPending {
+		return nil
+	}
+	return newError(KindInvalidConfig, op, "", "the env allowlist is not known yet: provision the agent once its allowlist is stored", nil)
 }
 
 // ExistsError is the error of a CreateOnly Provision that finds id taken.
@@ -79,7 +92,8 @@ type Recovery struct {
 // by several processes sharing one state dir or engine.
 type Runtime interface {
 	// Check applies, without side effects, every check Provision would make
-	// of spec, so that mistakes surface at plan time.
+	// of spec, so that mistakes surface at plan time; with
+	// spec.AllowlistPending, every check but the env check.
 	Check(ctx context.Context, spec Spec) error
 	// Provision records the agent described by spec and returns it,
 	// without starting it. Provisioning an id that exists replaces its

@@ -209,10 +209,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 // checked at apply; every other check is made now.
 func checkSpec(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config, env plannedAllowlist) ([]string, diag.Diagnostics) {
 	raw := cfg.Raw()
-	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist}
-	if !env.known {
-		spec.Allowlist = &agentruntime.EnvAllowlist{Name: cfg.ID(), Variables: agentconfig.References(raw)}
-	}
+	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known}
 	if err := rt.Check(ctx, spec); err != nil {
 		return nil, configDiags(err, env.allowlist)
 	}

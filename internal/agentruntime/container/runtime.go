@@ -111,6 +111,9 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 // changed, which stops the agent until the caller starts it again. With
 // spec.CreateOnly an agent that exists is refused instead.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
+	if err := agentruntime.RequireKnownAllowlist("provision", spec); err != nil {
+		return agentruntime.Agent{}, err
+	}
 	p, err := prepare(spec)
 	if err != nil {
 		return agentruntime.Agent{}, err

@@ -55,6 +55,7 @@ func Run(t *testing.T, h Harness) {
 		{"unknown id", testUnknownID},
 		{"invalid config", testInvalidConfig},
 		{"disallowed env", testDisallowedEnv},
+		{"check with the allowlist pending", testPendingAllowlist},
 		{"provision again keeps the port", testReprovision},
 		{"create only", testCreateOnly},
 		{"concurrent creates of one id", testConcurrentCreates},

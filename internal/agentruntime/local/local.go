@@ -115,6 +115,9 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 // agent that has a record is refused, under the state dir lock.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
+	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
+		return agentruntime.Agent{}, err
+	}
 	p, err := prepare(op, spec)
 	if err != nil {
 		return agentruntime.Agent{}, err

@@ -56,6 +56,9 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 // Provision records the agent, replacing the config of an existing one
 // unless spec.CreateOnly forbids it.
 func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
+	if err := agentruntime.RequireKnownAllowlist("provision", spec); err != nil {
+		return agentruntime.Agent{}, err
+	}
 	p, err := agentruntime.Prepare(spec)
 	if err != nil {
 		return agentruntime.Agent{}, err
