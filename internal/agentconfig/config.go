@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -32,6 +33,7 @@ type Config struct {
 	Skills  []Skill  `toml:"skills"`
 	Auth    Auth     `toml:"auth"`
 	Card    Card     `toml:"card"`
+	Tasks   Tasks    `toml:"tasks"`
 	Runtime Runtime  `toml:"runtime"`
 	raw     []byte   `toml:"-"`
 	digest  [32]byte `toml:"-"`
@@ -62,7 +64,21 @@ type Server struct {
 // Handler selects how the host answers messages.
 type Handler struct {
 	Type string `toml:"type"`
+	Echo Echo   `toml:"echo"`
 	LLM  *LLM   `toml:"llm"`
+}
+
+// Ways the echo handler replies.
+const (
+	EchoReplyTask    = "task"
+	EchoReplyMessage = "message"
+)
+
+// Echo configures the echo handler.
+type Echo struct {
+	// Reply is "task" (a completed task carrying the echo as an artifact,
+	// the default) or "message" (a bare message, no task).
+	Reply string `toml:"reply"`
 }
 
 // LLM configures an OpenAI-compatible chat-completions endpoint.
@@ -71,6 +87,32 @@ type LLM struct {
 	Model        string `toml:"model"`
 	APIKey       string `toml:"api_key"`
 	SystemPrompt string `toml:"system_prompt"`
+	// MaxConcurrentCalls caps the calls in flight to the endpoint; further
+	// tasks wait for a free slot.
+	MaxConcurrentCalls int `toml:"max_concurrent_calls"`
+}
+
+// Defaults of the limits the host keeps.
+const (
+	DefaultMaxConcurrentCalls = 8
+	DefaultMaxTasks           = 1000
+	DefaultTaskRetention      = time.Hour
+)
+
+// Tasks bounds the tasks the host keeps in memory for GetTask and
+// ListTasks: the least recently updated go first.
+type Tasks struct {
+	MaxCount  int    `toml:"max_count"`
+	Retention string `toml:"retention"`
+}
+
+// RetentionDuration is Retention parsed; validation has checked it.
+func (t Tasks) RetentionDuration() time.Duration {
+	d, err := time.ParseDuration(t.Retention)
+	if err != nil {
+		return DefaultTaskRetention
+	}
+	return d
 }
 
 // Skill is one advertised skill of the agent.
@@ -146,6 +188,18 @@ func Parse(raw []byte) (*Config, error) {
 func (c *Config) applyDefaults() {
 	if c.Handler.Type == "" {
 		c.Handler.Type = HandlerEcho
+	}
+	if c.Handler.Echo.Reply == "" {
+		c.Handler.Echo.Reply = EchoReplyTask
+	}
+	if l := c.Handler.LLM; l != nil && l.MaxConcurrentCalls == 0 {
+		l.MaxConcurrentCalls = DefaultMaxConcurrentCalls
+	}
+	if c.Tasks.MaxCount == 0 {
+		c.Tasks.MaxCount = DefaultMaxTasks
+	}
+	if c.Tasks.Retention == "" {
+		c.Tasks.Retention = DefaultTaskRetention.String()
 	}
 	for i := range c.Skills {
 		if c.Skills[i].Name == "" {

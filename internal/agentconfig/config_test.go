@@ -61,7 +61,7 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 		{
 			name:     "unknown table",
 			config:   "[agent]\nname = \"a\"\n[logging]\nlevel = 1\n",
-			wantText: `the top level takes agent (table), server (table), handler (table), skills (array of tables), auth (table), card (table), runtime (table)`,
+			wantText: `the top level takes agent (table), server (table), handler (table), skills (array of tables), auth (table), card (table), tasks (table), runtime (table)`,
 		},
 		{
 			name:     "wrong type",
@@ -195,6 +195,30 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 			config:   "[agent]\nname = \"a\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nmodel = \"m\"\nbase_url = \"api.openai.com/v1\"\n",
 			wantKey:  "handler.llm.base_url",
 			wantLine: 7, wantColumn: 1, wantText: `handler.llm.base_url "api.openai.com/v1" is not an absolute http(s) URL`,
+		},
+		{
+			name:     "echo reply that is neither task nor message",
+			config:   "[agent]\nname = \"a\"\n[handler.echo]\nreply = \"artifact\"\n",
+			wantKey:  "handler.echo.reply",
+			wantLine: 4, wantColumn: 1, wantText: `handler.echo.reply "artifact" is not one of "task", "message"`,
+		},
+		{
+			name:     "task retention that is not a duration",
+			config:   "[agent]\nname = \"a\"\n\n[tasks]\nmax_count = 10\nretention = \"forever\"\n",
+			wantKey:  "tasks.retention",
+			wantLine: 6, wantColumn: 1, wantText: `tasks.retention "forever" is not a positive duration`,
+		},
+		{
+			name:     "task count below one",
+			config:   "[agent]\nname = \"a\"\n[tasks]\nmax_count = -1\n",
+			wantKey:  "tasks.max_count",
+			wantLine: 4, wantColumn: 1, wantText: "tasks.max_count -1 must be at least 1",
+		},
+		{
+			name:     "no room for a single llm call",
+			config:   "[agent]\nname = \"a\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"https://x.example/v1\"\nmodel = \"m\"\nmax_concurrent_calls = -2\n",
+			wantKey:  "handler.llm.max_concurrent_calls",
+			wantLine: 8, wantColumn: 1, wantText: "must be at least 1",
 		},
 	}
 	for _, tt := range tests {

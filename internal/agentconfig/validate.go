@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -44,6 +45,21 @@ func (c *Config) validate() error {
 		if err := CheckHTTPURL("server.advertised_url", u, "http://127.0.0.1:8080/"); err != nil {
 			add("server.advertised_url", err.Error())
 		}
+	}
+
+	switch r := c.Handler.Echo.Reply; r {
+	case EchoReplyTask, EchoReplyMessage:
+	default:
+		add("handler.echo.reply", fmt.Sprintf("handler.echo.reply %q is not one of %q, %q", r, EchoReplyTask, EchoReplyMessage))
+	}
+	if l := c.Handler.LLM; l != nil && l.MaxConcurrentCalls < 1 {
+		add("handler.llm.max_concurrent_calls", fmt.Sprintf("handler.llm.max_concurrent_calls %d must be at least 1", l.MaxConcurrentCalls))
+	}
+	if n := c.Tasks.MaxCount; n < 1 {
+		add("tasks.max_count", fmt.Sprintf("tasks.max_count %d must be at least 1", n))
+	}
+	if d, err := time.ParseDuration(c.Tasks.Retention); err != nil || d <= 0 {
+		add("tasks.retention", fmt.Sprintf("tasks.retention %q is not a positive duration such as \"30m\" or \"24h\"", c.Tasks.Retention))
 	}
 
 	switch c.Handler.Type {

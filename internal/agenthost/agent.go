@@ -18,12 +18,12 @@ import (
 var capabilities = a2a.AgentCapabilities{Streaming: true}
 
 // newAgent returns the executor for the configured handler type.
-func newAgent(cfg *agentconfig.Config) (a2asrv.AgentExecutor, error) {
+func newAgent(cfg *agentconfig.Config, redact *redactor) (a2asrv.AgentExecutor, error) {
 	switch cfg.Handler.Type {
 	case agentconfig.HandlerEcho:
-		return echoAgent{}, nil
+		return echoAgent{asTask: cfg.Handler.Echo.Reply != agentconfig.EchoReplyMessage}, nil
 	case agentconfig.HandlerLLM:
-		return newLLMAgent(cfg.Handler.LLM)
+		return newLLMAgent(cfg.Handler.LLM, redact)
 	default:
 		return nil, fmt.Errorf("handler.type %q is not one of %q, %q", cfg.Handler.Type, agentconfig.HandlerEcho, agentconfig.HandlerLLM)
 	}
@@ -56,10 +56,15 @@ func (cancelByStatus) Cancel(_ context.Context, execCtx *a2asrv.ExecutorContext)
 	}
 }
 
-// echoAgent replies with the text it was sent, as a message without a task.
-type echoAgent struct{ cancelByStatus }
+// echoAgent replies with the text it was sent: by default as a completed
+// task carrying it as an artifact, so clients can get, list and subscribe
+// to what they started; or as a bare message without a task.
+type echoAgent struct {
+	cancelByStatus
+	asTask bool
+}
 
-func (echoAgent) Execute(_ context.Context, execCtx *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+func (e echoAgent) Execute(_ context.Context, execCtx *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		texts, err := textParts(execCtx.Message)
 		if err != nil {
@@ -70,8 +75,20 @@ func (echoAgent) Execute(_ context.Context, execCtx *a2asrv.ExecutorContext) ite
 		for i, t := range texts {
 			parts[i] = a2a.NewTextPart(t)
 		}
-		reply := a2a.NewMessage(a2a.MessageRoleAgent, parts...)
-		reply.ContextID = execCtx.ContextID
-		yield(reply, nil)
+		if !e.asTask {
+			reply := a2a.NewMessage(a2a.MessageRoleAgent, parts...)
+			reply.ContextID = execCtx.ContextID
+			yield(reply, nil)
+			return
+		}
+		if execCtx.StoredTask == nil {
+			if !yield(a2a.NewSubmittedTask(execCtx, execCtx.Message), nil) {
+				return
+			}
+		}
+		if !yield(a2a.NewArtifactEvent(execCtx, parts...), nil) {
+			return
+		}
+		yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateCompleted, nil), nil)
 	}
 }

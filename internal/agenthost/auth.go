@@ -3,13 +3,10 @@ package agenthost
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/errordetails"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
@@ -35,27 +32,34 @@ func checkBearerToken(written, expanded string) error {
 		"set %s to the token in the agent's environment, or remove bearer_token to serve without authentication", written, vars)
 }
 
-// requireBearer lets a request through only when it carries the token as
+// bearerAuth lets a request through only when it carries the token as
 // "Authorization: Bearer <token>". Tokens are compared as sha256 digests in
 // constant time, so neither their content nor their length leaks through
 // timing.
-func requireBearer(token string, next http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(token))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		given, ok := bearerCredentials(r.Header.Get("Authorization"))
-		if !ok {
-			rejectUnauthenticated(w, `Bearer realm="`+bearerRealm+`"`,
-				"this agent requires an Authorization: Bearer token")
-			return
-		}
-		got := sha256.Sum256([]byte(given))
-		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			rejectUnauthenticated(w, `Bearer realm="`+bearerRealm+`", error="invalid_token"`,
-				"the bearer token is not valid for this agent")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+type bearerAuth struct {
+	want     [sha256.Size]byte
+	identity string
+}
+
+func newBearerAuth(token string) *bearerAuth {
+	sum := sha256.Sum256([]byte(token))
+	// The identity names the credential without revealing it: tasks are
+	// scoped to it, and it may appear in logs.
+	return &bearerAuth{want: sum, identity: "bearer:" + hex.EncodeToString(sum[:8])}
+}
+
+// check returns the caller's identity, or the challenge and the problem
+// to answer an unauthenticated request with.
+func (a *bearerAuth) check(r *http.Request) (identity, challenge, problem string) {
+	given, ok := bearerCredentials(r.Header.Get("Authorization"))
+	if !ok {
+		return "", `Bearer realm="` + bearerRealm + `"`, "this agent requires an Authorization: Bearer token"
+	}
+	got := sha256.Sum256([]byte(given))
+	if subtle.ConstantTimeCompare(got[:], a.want[:]) != 1 {
+		return "", `Bearer realm="` + bearerRealm + `", error="invalid_token"`, "the bearer token is not valid for this agent"
+	}
+	return a.identity, "", ""
 }
 
 // bearerCredentials returns the token of a Bearer Authorization header; the
@@ -67,35 +71,4 @@ func bearerCredentials(header string) (string, bool) {
 	}
 	token = strings.TrimSpace(token)
 	return token, token != ""
-}
-
-type rpcError struct {
-	Code    int                   `json:"code"`
-	Message string                `json:"message"`
-	Data    []*errordetails.Typed `json:"data,omitempty"`
-}
-
-type rpcErrorResponse struct {
-	JSONRPC string   `json:"jsonrpc"`
-	ID      any      `json:"id"`
-	Error   rpcError `json:"error"`
-}
-
-// rejectUnauthenticated answers 401 with a challenge, and a JSON-RPC error
-// body so clients that read only the body learn why. The request body is not
-// read, so the id is null, as JSON-RPC 2.0 prescribes when it is unknown.
-func rejectUnauthenticated(w http.ResponseWriter, challenge, message string) {
-	w.Header().Set("WWW-Authenticate", challenge)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusUnauthorized)
-	_ = json.NewEncoder(w).Encode(rpcErrorResponse{
-		JSONRPC: "2.0",
-		Error: rpcError{
-			Code:    unauthenticatedCode,
-			Message: message,
-			Data: []*errordetails.Typed{
-				errordetails.NewErrorInfo(a2a.ErrorReason(a2a.ErrUnauthenticated), a2a.ProtocolDomain, nil),
-			},
-		},
-	})
 }

@@ -94,7 +94,7 @@ func TestBearerTokenGuardsJSONRPC(t *testing.T) {
 		if err != nil {
 			t.Fatalf("SendMessage: %v", err)
 		}
-		if m, ok := res.(*a2a.Message); !ok || messageText(m) != "with token" {
+		if resultText(res) != "with token" {
 			t.Errorf("reply = %#v, want the echo", res)
 		}
 		if _, err := client.SendMessage(ctxFor(t), userText("without token")); err == nil || !strings.Contains(err.Error(), "401") {

@@ -40,12 +40,13 @@ func TestEchoThroughSDKClient(t *testing.T) {
 				if err != nil {
 					t.Fatalf("SendMessage: %v", err)
 				}
-				msg, ok := res.(*a2a.Message)
+				task, ok := res.(*a2a.Task)
 				if !ok {
-					t.Fatalf("SendMessage result is %T, want a message", res)
+					t.Fatalf("SendMessage result is %T, want a task", res)
 				}
-				if msg.Role != a2a.MessageRoleAgent || messageText(msg) != "hello, agent" {
-					t.Errorf("reply = %s %q, want agent %q", msg.Role, messageText(msg), "hello, agent")
+				if task.Status.State != a2a.TaskStateCompleted || len(task.Artifacts) != 1 || resultText(res) != "hello, agent" {
+					t.Errorf("reply = %s task with %d artifacts saying %q, want a completed task with one artifact %q",
+						task.Status.State, len(task.Artifacts), resultText(res), "hello, agent")
 				}
 			})
 
@@ -55,8 +56,8 @@ func TestEchoThroughSDKClient(t *testing.T) {
 					if err != nil {
 						t.Fatalf("stream: %v", err)
 					}
-					if m, ok := ev.(*a2a.Message); ok {
-						texts = append(texts, messageText(m))
+					if a, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
+						texts = append(texts, partsText(a.Artifact.Parts))
 					}
 				}
 				if len(texts) != 1 || texts[0] != "stream me" {
@@ -70,9 +71,9 @@ func TestEchoThroughSDKClient(t *testing.T) {
 				if err != nil {
 					t.Fatalf("SendMessage: %v", err)
 				}
-				msg := res.(*a2a.Message)
-				if len(msg.Parts) != 2 || msg.Parts[0].Text() != "one" || msg.Parts[1].Text() != "two" {
-					t.Errorf("reply parts = %v, want [one two]", msg.Parts)
+				task := res.(*a2a.Task)
+				if parts := task.Artifacts[0].Parts; len(parts) != 2 || parts[0].Text() != "one" || parts[1].Text() != "two" {
+					t.Errorf("reply parts = %v, want [one two]", parts)
 				}
 			})
 
@@ -87,6 +88,19 @@ func TestEchoThroughSDKClient(t *testing.T) {
 	}
 }
 
+func TestEchoAsMessage(t *testing.T) {
+	h := startInProcess(t, parseConfig(t, echoConfig+"\n[handler.echo]\nreply = \"message\"\n"), &syncBuffer{})
+	client, _ := newClient(t, h.Endpoint(), nil)
+	res, err := client.SendMessage(ctxFor(t), userText("just a message"))
+	if err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	msg, ok := res.(*a2a.Message)
+	if !ok || msg.Role != a2a.MessageRoleAgent || messageText(msg) != "just a message" {
+		t.Errorf("reply = %#v, want an agent message %q", res, "just a message")
+	}
+}
+
 // TestStreamingIsServerSentEvents checks the wire, not the SDK client, which
 // quietly falls back to a plain call when a card does not declare streaming.
 func TestStreamingIsServerSentEvents(t *testing.T) {
@@ -95,6 +109,7 @@ func TestStreamingIsServerSentEvents(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctxFor(t), http.MethodPost, h.Endpoint(), bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(a2a.SvcParamVersion, string(a2a.Version))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -116,14 +131,24 @@ func TestStreamingIsServerSentEvents(t *testing.T) {
 		}
 		events = append(events, ev)
 	}
-	if len(events) != 1 || events[0].Error != nil || events[0].ID != "s1" {
-		t.Fatalf("events = %+v, want one result for id s1", events)
+	// The task as submitted, its artifact, its completion.
+	if len(events) != 3 {
+		t.Fatalf("events = %+v, want three", events)
 	}
-	var sr a2a.StreamResponse
-	if err := json.Unmarshal(events[0].Result, &sr); err != nil {
-		t.Fatal(err)
+	var echoed string
+	for _, ev := range events {
+		if ev.Error != nil || ev.ID != "s1" {
+			t.Fatalf("event %+v, want a result for id s1", ev)
+		}
+		var sr a2a.StreamResponse
+		if err := json.Unmarshal(ev.Result, &sr); err != nil {
+			t.Fatal(err)
+		}
+		if a, ok := sr.Event.(*a2a.TaskArtifactUpdateEvent); ok {
+			echoed += partsText(a.Artifact.Parts)
+		}
 	}
-	if m, ok := sr.Event.(*a2a.Message); !ok || messageText(m) != "over SSE" {
-		t.Errorf("event = %#v, want the echoed message", sr.Event)
+	if echoed != "over SSE" {
+		t.Errorf("streamed artifact says %q, want the echo", echoed)
 	}
 }

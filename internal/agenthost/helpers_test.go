@@ -133,15 +133,20 @@ func execHost(t *testing.T, env []string, args ...string) *hostProcess {
 
 // startHostProcess writes toml to a file, starts the host on it and waits
 // for its startup line.
-func startHostProcess(t *testing.T, toml string, env []string, args ...string) *hostProcess {
+func startHostProcess(t *testing.T, toml string, env []string) *hostProcess {
+	t.Helper()
+	p := execHost(t, env, "--config", writeConfig(t, toml))
+	p.waitReady(t)
+	return p
+}
+
+func writeConfig(t *testing.T, toml string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "agent.toml")
 	if err := os.WriteFile(file, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := execHost(t, env, append([]string{"--config", file}, args...)...)
-	p.waitReady(t)
-	return p
+	return file
 }
 
 func (p *hostProcess) waitReady(t *testing.T) {
@@ -232,12 +237,30 @@ func userText(text string) *a2a.SendMessageRequest {
 	return &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))}
 }
 
-func messageText(m *a2a.Message) string {
+func messageText(m *a2a.Message) string { return partsText(m.Parts) }
+
+func partsText(parts []*a2a.Part) string {
 	var b strings.Builder
-	for _, p := range m.Parts {
+	for _, p := range parts {
 		b.WriteString(p.Text())
 	}
 	return b.String()
+}
+
+// resultText is the text an agent answered with: a message's, or that of
+// a task's artifacts.
+func resultText(res a2a.SendMessageResult) string {
+	switch r := res.(type) {
+	case *a2a.Message:
+		return messageText(r)
+	case *a2a.Task:
+		var b strings.Builder
+		for _, a := range r.Artifacts {
+			b.WriteString(partsText(a.Parts))
+		}
+		return b.String()
+	}
+	return ""
 }
 
 // rpcResponse is a JSON-RPC response as it travels, for tests that check
@@ -260,7 +283,8 @@ type httpResult struct {
 	body   []byte
 }
 
-// postRPC sends one JSON-RPC call with optional headers.
+// postRPC sends one JSON-RPC call with optional headers; it asks for
+// protocol 1.0 unless header names a version.
 func postRPC(t *testing.T, endpoint, method string, params any, header http.Header) httpResult {
 	t.Helper()
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
@@ -271,6 +295,9 @@ func postRPC(t *testing.T, endpoint, method string, params any, header http.Head
 		header = http.Header{}
 	}
 	header.Set("Content-Type", "application/json")
+	if _, named := header[http.CanonicalHeaderKey(a2a.SvcParamVersion)]; !named {
+		header.Set(a2a.SvcParamVersion, string(a2a.Version))
+	}
 	return do(t, http.MethodPost, endpoint, header, body)
 }
 

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
@@ -32,6 +31,9 @@ const (
 	// stay open as long as their task runs.
 	readHeaderTimeout = 10 * time.Second
 	idleTimeout       = 2 * time.Minute
+	// DefaultBodyReadTimeout cuts clients that stall while sending a
+	// request body, as readHeaderTimeout does for headers.
+	DefaultBodyReadTimeout = 10 * time.Second
 )
 
 // Options tune a host. The zero value is usable.
@@ -42,6 +44,12 @@ type Options struct {
 	// ShutdownTimeout bounds graceful shutdown in Serve; zero means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
+	// BodyReadTimeout bounds reading one request body; zero means
+	// DefaultBodyReadTimeout.
+	BodyReadTimeout time.Duration
+	// Redact hides the values of expanded variables in the log and in
+	// errors; nil hides nothing.
+	Redact *redactor
 }
 
 // Host is a running agent host: the agent card at the well-known path and
@@ -68,7 +76,7 @@ func (e *configError) Unwrap() error { return e.err }
 // configured it listens on a free one and advertises that. ctx bounds
 // start-up only; stop the host with Shutdown.
 func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, error) {
-	agent, err := newAgent(cfg)
+	agent, err := newAgent(cfg, opts.Redact)
 	if err != nil {
 		return nil, &configError{err}
 	}
@@ -97,6 +105,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 	if out == nil {
 		out = io.Discard
 	}
+	out = opts.Redact.Writer(out)
 	logger := slog.New(slog.NewTextHandler(out, nil))
 
 	// The endpoint is worked out as internal/card does offline, with the
@@ -117,16 +126,23 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 		return nil, fmt.Errorf("agent card URL for endpoint %q: %w", endpoint, err)
 	}
 
+	tasks := newTaskStore(cfg.Tasks.MaxCount, cfg.Tasks.RetentionDuration())
 	handler := a2asrv.NewHandler(agent,
 		a2asrv.WithCapabilityChecks(&capabilities),
-		a2asrv.WithCallInterceptors(rpcMethodRecorder{}),
+		a2asrv.WithTaskStore(tasks),
+		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, terminalSubscriptions{store: tasks}),
 		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
 	)
-	rpc := a2asrv.NewJSONRPCHandler(handler)
+	var auth *bearerAuth
 	if token := cfg.Auth.BearerToken; token != "" {
-		rpc = requireBearer(token, rpc)
+		auth = newBearerAuth(token)
 	}
-	routes := newRoutes(u.Path, a2asrv.NewAgentCardHandler(doc), rpc)
+	bodyTimeout := opts.BodyReadTimeout
+	if bodyTimeout <= 0 {
+		bodyTimeout = DefaultBodyReadTimeout
+	}
+	rpc := newRPCEndpoint(handler, auth, bodyTimeout)
+	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), rpc)
 
 	return &Host{
 		server: &http.Server{
@@ -145,34 +161,24 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 
 // publishedCard derives the card for endpoint, signs it when the config
 // holds a signing key, and encodes it the way internal/card publishes (and
-// signs) cards.
-func publishedCard(cfg *agentconfig.Config, endpoint string) (cardDocument, error) {
+// signs) cards: once, so the card is served as exactly the bytes signed.
+func publishedCard(cfg *agentconfig.Config, endpoint string) ([]byte, error) {
 	c, err := card.Derive(cfg, endpoint)
 	if err != nil {
-		return cardDocument{}, fmt.Errorf("derive the agent card: %w", err)
+		return nil, fmt.Errorf("derive the agent card: %w", err)
 	}
 	if cfg.Card.SigningKey != "" {
 		// An empty key id lets Sign name the key by its RFC 7638 thumbprint.
 		if err := card.Sign(c, []byte(cfg.Card.SigningKey), ""); err != nil {
-			return cardDocument{}, fmt.Errorf("sign the agent card with [card] signing_key: %w", err)
+			return nil, fmt.Errorf("sign the agent card with [card] signing_key: %w", err)
 		}
 	}
 	raw, err := card.MarshalCard(c)
 	if err != nil {
-		return cardDocument{}, fmt.Errorf("encode the agent card: %w", err)
+		return nil, fmt.Errorf("encode the agent card: %w", err)
 	}
-	return cardDocument{card: c, raw: raw}, nil
+	return raw, nil
 }
-
-// cardDocument is the published card with its bytes, encoded once. It
-// feeds the SDK's card handler (CORS, OPTIONS) with exactly those bytes.
-type cardDocument struct {
-	card *a2a.AgentCard
-	raw  []byte
-}
-
-func (d cardDocument) Card(context.Context) (*a2a.AgentCard, error) { return d.card, nil }
-func (d cardDocument) CardJSON(context.Context) ([]byte, error)     { return d.raw, nil }
 
 // routes maps exact paths to handlers: the card at the well-known path (also
 // under the endpoint's path, where SDK resolvers look for it when the
@@ -203,7 +209,6 @@ func (rt *routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case rt.cardPaths[0], rt.cardPaths[1]:
 		rt.card.ServeHTTP(w, r)
 	case rt.rpcPath:
-		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 		rt.rpc.ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)

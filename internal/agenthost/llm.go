@@ -9,6 +9,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -38,9 +39,14 @@ type llmAgent struct {
 	apiKey       string
 	systemPrompt string
 	client       *http.Client
+	// slots holds one token per call in flight, capping them.
+	slots chan struct{}
+	// redact hides expanded values (a key or a URL with a token in it)
+	// in the errors the agent reports.
+	redact *redactor
 }
 
-func newLLMAgent(cfg *agentconfig.LLM) (*llmAgent, error) {
+func newLLMAgent(cfg *agentconfig.LLM, redact *redactor) (*llmAgent, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -53,6 +59,8 @@ func newLLMAgent(cfg *agentconfig.LLM) (*llmAgent, error) {
 		apiKey:       cfg.APIKey,
 		systemPrompt: cfg.SystemPrompt,
 		client:       &http.Client{Timeout: llmTimeout},
+		slots:        make(chan struct{}, max(cfg.MaxConcurrentCalls, 1)),
+		redact:       redact,
 	}, nil
 }
 
@@ -71,9 +79,16 @@ func (l *llmAgent) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext)
 		if !yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateWorking, nil), nil) {
 			return
 		}
-		reply, err := l.complete(ctx, strings.Join(texts, "\n"))
+		callCtx, stop := whileClientWaits(ctx)
+		defer stop()
+		reply, err := l.complete(callCtx, strings.Join(texts, "\n"))
 		if ctx.Err() != nil {
 			return // canceled: the cancelation has already set the task's state
+		}
+		if callCtx.Err() != nil {
+			gone := a2a.NewMessageForTask(a2a.MessageRoleAgent, execCtx, a2a.NewTextPart("canceled: the client waiting for this task went away"))
+			yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateCanceled, gone), nil)
+			return
 		}
 		if err != nil {
 			explanation := a2a.NewMessageForTask(a2a.MessageRoleAgent, execCtx, a2a.NewTextPart(err.Error()))
@@ -113,9 +128,19 @@ type chatError struct {
 // describe what went wrong for the operator and never carry the API key,
 // even when the endpoint echoes it back.
 func (l *llmAgent) complete(ctx context.Context, prompt string) (string, error) {
+	select {
+	case l.slots <- struct{}{}:
+		defer func() { <-l.slots }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 	reply, err := l.post(ctx, prompt)
-	if err != nil && l.apiKey != "" {
-		err = errors.New(strings.ReplaceAll(err.Error(), l.apiKey, "[redacted]"))
+	if err != nil {
+		msg := l.redact.String(err.Error())
+		if l.apiKey != "" {
+			msg = strings.ReplaceAll(msg, l.apiKey, "[redacted]")
+		}
+		err = errors.New(msg)
 	}
 	return reply, err
 }
@@ -141,7 +166,14 @@ func (l *llmAgent) post(ctx context.Context, prompt string) (string, error) {
 	}
 	resp, err := l.client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("the model endpoint could not be reached: %w", err)
+		// The URL is named here in full, not as net/http's error quotes
+		// it (password masked, the rest left), so that a URL expanded
+		// from a variable is replaced whole by the variable's name.
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err
+		}
+		return "", fmt.Errorf("the model endpoint %s could not be reached: %w", l.endpoint, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxCompletionBytes))

@@ -47,18 +47,20 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	secrets := &expansionRecorder{}
+	cfg, err := configure(args, stderr, secrets.lookup)
+	redact := secrets.redactor()
 	fail := func(code int, format string, a ...any) int {
-		_, _ = fmt.Fprintf(stderr, "agent host: "+format+"\n", a...)
+		_, _ = fmt.Fprintln(stderr, redact.String(fmt.Sprintf("agent host: "+format, a...)))
 		return code
 	}
-	cfg, err := configure(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	err = Serve(ctx, cfg, Options{Log: stdout})
+	err = Serve(ctx, cfg, Options{Log: stdout, Redact: redact})
 	var cfgErr *configError
 	switch {
 	case err == nil:
@@ -71,8 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // configure reads the flags and the agent config they name, expands
-// variables from this process's environment and applies the flag overrides.
-func configure(args []string, stderr io.Writer) (*agentconfig.Config, error) {
+// variables with lookup (this process's environment) and applies the flag
+// overrides.
+func configure(args []string, stderr io.Writer, lookup agentconfig.Lookup) (*agentconfig.Config, error) {
 	fs := flag.NewFlagSet("terraform-provider-a2a "+Subcommand, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported as one line by the caller
 	configFile := fs.String("config", "", "read the agent config (TOML) from `file`")
@@ -104,7 +107,7 @@ func configure(args []string, stderr io.Writer) (*agentconfig.Config, error) {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	writtenToken := cfg.Auth.BearerToken
-	if err := cfg.Expand(os.LookupEnv); err != nil {
+	if err := cfg.Expand(lookup); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := checkBearerToken(writtenToken, cfg.Auth.BearerToken); err != nil {

@@ -166,6 +166,7 @@ func TestSignalsStopTheHostCleanly(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				req.Header.Set(a2a.SvcParamVersion, string(a2a.Version))
 				go func() {
 					// Answered only when the host closes the connection at shutdown.
 					if resp, err := http.DefaultClient.Do(req); err == nil {

@@ -158,7 +158,7 @@ func TestEndpointPath(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SendMessage at %s: %v", tc.advertised, err)
 			}
-			if m, ok := res.(*a2a.Message); !ok || messageText(m) != "path" {
+			if resultText(res) != "path" {
 				t.Errorf("reply = %#v", res)
 			}
 			if status := httpGet(t, "http://127.0.0.1:"+strconv.Itoa(port)+"/elsewhere").status; status != http.StatusNotFound {

@@ -47,6 +47,10 @@ const DefaultMode = "text/plain"
 // [auth] bearer_token.
 const BearerSchemeName = "bearer"
 
+// CompatProtocolVersion is the earlier protocol version the built-in host
+// also serves, for clients not yet on 1.0.
+const CompatProtocolVersion a2a.ProtocolVersion = "0.3"
+
 // Derive builds the card the agent host publishes for cfg at endpoint (the
 // advertised base URL, where JSON-RPC is served). Capabilities claim only
 // what the host implements: streaming, no push notifications, no extended
@@ -64,9 +68,12 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 		Name:        cfg.Agent.Name,
 		Description: description,
 		Version:     firstSet(cfg.Agent.Version, DefaultVersion),
-		SupportedInterfaces: []*a2a.AgentInterface{{
-			URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version,
-		}},
+		// The host answers 1.0 and, at the same URL, 0.3 (specification,
+		// section 3.6.2); 1.0 comes first, as the preferred interface.
+		SupportedInterfaces: []*a2a.AgentInterface{
+			{URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version},
+			{URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: CompatProtocolVersion},
+		},
 		DocumentationURL: cfg.Agent.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: true,

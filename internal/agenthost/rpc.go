@@ -1,0 +1,267 @@
+package agenthost
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+// JSON-RPC 2.0 error codes the host answers itself, before the SDK sees a
+// request, and the A2A code for an unsupported protocol version.
+const (
+	codeParseError          = -32700
+	codeInvalidRequest      = -32600
+	codeVersionNotSupported = -32009
+)
+
+// The protocol versions the host serves, as A2A-Version names them
+// (Major.Minor). A request without the header is a 0.3 request
+// (specification, section 3.6.2).
+const (
+	version10 = string(a2a.Version)
+	version03 = string(card.CompatProtocolVersion)
+)
+
+// sharedScope is the caller every request acts as when the agent has no
+// authentication: all callers see the same tasks.
+const sharedScope = "anonymous"
+
+// rpcEndpoint is the JSON-RPC endpoint in front of the SDK's handlers: it
+// reads the body within a deadline and a size bound, authenticates, picks
+// the handler for the requested protocol version, and answers what the
+// SDK's handlers answer wrongly (batches) or cannot (the version check,
+// which needs the request id).
+type rpcEndpoint struct {
+	byVersion   map[string]http.Handler
+	auth        *bearerAuth // nil when the agent has no authentication
+	bodyTimeout time.Duration
+	maxBytes    int64
+}
+
+func newRPCEndpoint(handler a2asrv.RequestHandler, auth *bearerAuth, bodyTimeout time.Duration) *rpcEndpoint {
+	return &rpcEndpoint{
+		byVersion: map[string]http.Handler{
+			version10: a2asrv.NewJSONRPCHandler(handler),
+			version03: a2av0.NewJSONRPCHandler(handler),
+		},
+		auth:        auth,
+		bodyTimeout: bodyTimeout,
+		maxBytes:    maxRequestBytes,
+	}
+}
+
+func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := e.readBody(w, r)
+	if err != nil {
+		e.refuseBody(w, err)
+		return
+	}
+	id := requestID(body)
+	scope := sharedScope
+	if e.auth != nil {
+		identity, challenge, problem := e.auth.check(r)
+		if problem != "" {
+			w.Header().Set("WWW-Authenticate", challenge)
+			writeRPCError(w, http.StatusUnauthorized, id, unauthenticatedCode, problem, a2a.ErrUnauthenticated)
+			return
+		}
+		scope = identity
+	}
+	version := requestedVersion(r)
+	handler, ok := e.byVersion[version]
+	if !ok {
+		writeRPCError(w, http.StatusOK, id, codeVersionNotSupported,
+			fmt.Sprintf("A2A-Version %q is not supported: this agent speaks %s and %s", version, version10, version03),
+			a2a.ErrVersionNotSupported)
+		return
+	}
+	ctx := context.WithValue(r.Context(), callerKey{}, scope)
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
+		serveBatch(w, r.WithContext(ctx), handler, trimmed)
+		return
+	}
+	r = r.WithContext(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	handler.ServeHTTP(w, r)
+}
+
+// readBody reads the whole request body, bounded in size and in time: a
+// client that stalls mid-body is cut off as one that stalls in its headers
+// is. The deadline is lifted afterwards, so a stream can stay open.
+func (e *rpcEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	if e.bodyTimeout > 0 {
+		if err := rc.SetReadDeadline(time.Now().Add(e.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return nil, err
+		}
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBytes))
+}
+
+func (e *rpcEndpoint) refuseBody(w http.ResponseWriter, err error) {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest,
+			fmt.Sprintf("the request body is larger than the %d bytes this agent accepts", tooLarge.Limit), a2a.ErrInvalidRequest)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest,
+			fmt.Sprintf("the request body did not arrive within %s", e.bodyTimeout), a2a.ErrInvalidRequest)
+	default:
+		w.Header().Set("Connection", "close")
+		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "the request body could not be read", a2a.ErrInvalidRequest)
+	}
+}
+
+// requestedVersion is the Major.Minor of the version a request asks for,
+// from the A2A-Version header or query parameter; a patch number is
+// ignored (specification, section 3.6) and no version at all means 0.3.
+func requestedVersion(r *http.Request) string {
+	v := strings.TrimSpace(r.Header.Get(a2a.SvcParamVersion))
+	if v == "" {
+		v = strings.TrimSpace(r.URL.Query().Get(a2a.SvcParamVersion))
+	}
+	if v == "" {
+		return version03
+	}
+	major, rest, _ := strings.Cut(v, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	return major + "." + minor
+}
+
+// requestID returns the id of a JSON-RPC request when it is readable and a
+// valid id (a string or a number), and nil otherwise, as JSON-RPC 2.0
+// prescribes for an error before the id is known.
+func requestID(body []byte) any {
+	var envelope struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &envelope) != nil || len(envelope.ID) == 0 {
+		return nil
+	}
+	switch envelope.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return envelope.ID
+	}
+	return nil
+}
+
+// serveBatch answers a JSON-RPC batch: one response per request, in order.
+// An empty batch is an invalid request (JSON-RPC 2.0, section 6). Streams
+// cannot share one response body, so streaming methods are refused inside
+// a batch.
+func serveBatch(w http.ResponseWriter, r *http.Request, handler http.Handler, body []byte) {
+	var calls []json.RawMessage
+	if err := json.Unmarshal(body, &calls); err != nil {
+		writeRPCError(w, http.StatusOK, nil, codeParseError, "the request is not valid JSON: "+err.Error(), a2a.ErrParseError)
+		return
+	}
+	if len(calls) == 0 {
+		writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, "an empty batch is not a valid request", a2a.ErrInvalidRequest)
+		return
+	}
+	answers := make([]json.RawMessage, 0, len(calls))
+	for _, call := range calls {
+		var envelope struct {
+			Method string `json:"method"`
+		}
+		_ = json.Unmarshal(call, &envelope)
+		if isStreamingMethod(envelope.Method) {
+			answers = append(answers, rpcErrorJSON(requestID(call), codeInvalidRequest,
+				fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", envelope.Method), a2a.ErrInvalidRequest))
+			continue
+		}
+		rec := &bufferedResponse{header: http.Header{}}
+		single := r.Clone(r.Context())
+		single.Body = io.NopCloser(bytes.NewReader(call))
+		single.ContentLength = int64(len(call))
+		handler.ServeHTTP(rec, single)
+		answers = append(answers, bytes.TrimSpace(rec.body.Bytes()))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(answers)
+}
+
+func isStreamingMethod(method string) bool {
+	switch method {
+	case "SendStreamingMessage", "SubscribeToTask", "message/stream", "tasks/resubscribe":
+		return true
+	}
+	return false
+}
+
+// bufferedResponse collects one answer of a batch.
+type bufferedResponse struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedResponse) WriteHeader(int)             {}
+
+type rpcError struct {
+	Code    int                   `json:"code"`
+	Message string                `json:"message"`
+	Data    []*errordetails.Typed `json:"data,omitempty"`
+}
+
+type rpcErrorResponse struct {
+	JSONRPC string   `json:"jsonrpc"`
+	ID      any      `json:"id"`
+	Error   rpcError `json:"error"`
+}
+
+func rpcErrorJSON(id any, code int, message string, kind error) json.RawMessage {
+	raw, _ := json.Marshal(rpcErrorResponse{
+		JSONRPC: "2.0",
+		ID:      id,
+		Error: rpcError{
+			Code:    code,
+			Message: message,
+			Data:    []*errordetails.Typed{errordetails.NewErrorInfo(a2a.ErrorReason(kind), a2a.ProtocolDomain, nil)},
+		},
+	})
+	return raw
+}
+
+// writeRPCError answers with a JSON-RPC error object whose data names the
+// A2A error reason, as the SDK's own errors do.
+func writeRPCError(w http.ResponseWriter, status int, id any, code int, message string, kind error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(rpcErrorJSON(id, code, message, kind), '\n'))
+}
+
+// callerKey carries the caller's scope from the endpoint to callerScope.
+type callerKey struct{}
+
+// callerScope makes the caller the endpoint authenticated the user of the
+// call, which scopes what the task store shows it.
+type callerScope struct {
+	a2asrv.PassthroughCallInterceptor
+}
+
+func (callerScope) Before(ctx context.Context, callCtx *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
+	if scope, ok := ctx.Value(callerKey{}).(string); ok {
+		callCtx.User = a2asrv.NewAuthenticatedUser(scope, nil)
+	}
+	return ctx, nil, nil
+}

@@ -1,0 +1,321 @@
+package agenthost
+
+import (
+	"container/list"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+)
+
+// Page sizes of ListTasks, as the specification bounds them.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 100
+)
+
+// taskStore keeps tasks in memory, bounded by count and by age, and lists
+// them per caller. The SDK's in-memory store never evicts and lists only
+// for a named caller; this one evicts the least recently updated task
+// first and scopes every read and write to the caller the host
+// authenticated (one shared scope when the agent has no authentication).
+type taskStore struct {
+	maxTasks int
+	maxAge   time.Duration
+	now      func() time.Time
+
+	mu    sync.Mutex
+	tasks map[a2a.TaskID]*list.Element // of *storedTask
+	order *list.List                   // least recently updated first
+}
+
+type storedTask struct {
+	raw     []byte // the task as JSON: a private copy no caller can change
+	owner   string
+	version taskstore.TaskVersion
+	updated time.Time // when the store last wrote it
+	status  time.Time // the task's status timestamp, the listing order
+	id      a2a.TaskID
+	context string
+	state   a2a.TaskState
+}
+
+var _ taskstore.Store = (*taskStore)(nil)
+
+func newTaskStore(maxTasks int, maxAge time.Duration) *taskStore {
+	return &taskStore{
+		maxTasks: maxTasks,
+		maxAge:   maxAge,
+		now:      time.Now,
+		tasks:    map[a2a.TaskID]*list.Element{},
+		order:    list.New(),
+	}
+}
+
+// caller is the scope a call acts in: the user the host's interceptor set
+// on the call context.
+func caller(ctx context.Context) string {
+	if callCtx, ok := a2asrv.CallContextFrom(ctx); ok && callCtx.User != nil {
+		return callCtx.User.Name
+	}
+	return ""
+}
+
+func (s *taskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
+	entry, err := s.entryFor(task, caller(ctx))
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tasks[task.ID]; ok {
+		return taskstore.TaskVersionMissing, taskstore.ErrTaskAlreadyExists
+	}
+	s.evictLocked(1)
+	entry.version = 1
+	s.tasks[task.ID] = s.order.PushBack(entry)
+	return entry.version, nil
+}
+
+func (s *taskStore) Update(ctx context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	entry, err := s.entryFor(req.Task, caller(ctx))
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.tasks[req.Task.ID]
+	if !ok || el.Value.(*storedTask).owner != entry.owner {
+		return taskstore.TaskVersionMissing, a2a.ErrTaskNotFound
+	}
+	prev := el.Value.(*storedTask)
+	if req.PrevVersion != taskstore.TaskVersionMissing && prev.version != req.PrevVersion {
+		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
+	}
+	entry.version = prev.version + 1
+	el.Value = entry
+	s.order.MoveToBack(el)
+	return entry.version, nil
+}
+
+func (s *taskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	owner := caller(ctx)
+	s.mu.Lock()
+	s.evictLocked(0)
+	el, ok := s.tasks[id]
+	var entry *storedTask
+	if ok {
+		entry = el.Value.(*storedTask)
+	}
+	s.mu.Unlock()
+	// Another caller's task is reported as missing, so task ids reveal
+	// nothing across scopes (specification, section 3.3.2).
+	if entry == nil || entry.owner != owner {
+		return nil, a2a.ErrTaskNotFound
+	}
+	task, err := entry.decode()
+	if err != nil {
+		return nil, err
+	}
+	return &taskstore.StoredTask{Task: task, Version: entry.version, User: entry.owner}, nil
+}
+
+// List returns the caller's tasks, most recent status first, a page at a
+// time. The page token is the position of the last task of the previous
+// page, so tasks added meanwhile neither repeat nor shift a page.
+func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	pageSize := req.PageSize
+	switch {
+	case pageSize == 0:
+		pageSize = defaultPageSize
+	case pageSize < 1 || pageSize > maxPageSize:
+		return nil, fmt.Errorf("%w: pageSize must be between 1 and %d, got %d", a2a.ErrInvalidParams, maxPageSize, pageSize)
+	}
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return nil, fmt.Errorf("%w: historyLength must not be negative, got %d", a2a.ErrInvalidParams, *req.HistoryLength)
+	}
+	var after *cursor
+	if req.PageToken != "" {
+		c, err := parseCursor(req.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		after = &c
+	}
+
+	owner := caller(ctx)
+	s.mu.Lock()
+	s.evictLocked(0)
+	var matches []*storedTask
+	for el := s.order.Front(); el != nil; el = el.Next() {
+		if t := el.Value.(*storedTask); t.owner == owner && t.matches(req) {
+			matches = append(matches, t)
+		}
+	}
+	s.mu.Unlock()
+
+	slices.SortFunc(matches, func(a, b *storedTask) int { return b.position().compare(a.position()) })
+	start := 0
+	if after != nil {
+		start, _ = slices.BinarySearchFunc(matches, *after, func(t *storedTask, c cursor) int { return c.compare(t.position()) })
+		if start < len(matches) && matches[start].position().compare(*after) == 0 {
+			start++
+		}
+	}
+	page := matches[start:]
+	next := ""
+	if len(page) > pageSize {
+		page = page[:pageSize]
+		next = page[pageSize-1].position().String()
+	}
+	out := &a2a.ListTasksResponse{Tasks: make([]*a2a.Task, 0, len(page)), TotalSize: len(matches), PageSize: pageSize, NextPageToken: next}
+	for _, entry := range page {
+		task, err := entry.decode()
+		if err != nil {
+			return nil, err
+		}
+		trimHistory(task, req.HistoryLength)
+		if !req.IncludeArtifacts {
+			task.Artifacts = nil
+		}
+		out.Tasks = append(out.Tasks, task)
+	}
+	return out, nil
+}
+
+// evictLocked drops tasks not updated within maxAge, then the least
+// recently updated ones until room tasks more fit under maxTasks.
+func (s *taskStore) evictLocked(room int) {
+	if s.maxAge > 0 {
+		cutoff := s.now().Add(-s.maxAge)
+		for el := s.order.Front(); el != nil && el.Value.(*storedTask).updated.Before(cutoff); el = s.order.Front() {
+			s.removeLocked(el)
+		}
+	}
+	for s.maxTasks > 0 && s.order.Len()+room > s.maxTasks && s.order.Len() > 0 {
+		s.removeLocked(s.order.Front())
+	}
+}
+
+func (s *taskStore) removeLocked(el *list.Element) {
+	delete(s.tasks, el.Value.(*storedTask).id)
+	s.order.Remove(el)
+}
+
+func (s *taskStore) entryFor(task *a2a.Task, owner string) (*storedTask, error) {
+	if task == nil || task.ID == "" || task.ContextID == "" {
+		return nil, fmt.Errorf("%w: a stored task needs an id and a context id", a2a.ErrInternalError)
+	}
+	now := s.now()
+	status := now
+	if task.Status.Timestamp != nil {
+		status = *task.Status.Timestamp
+	} else {
+		// A status without a timestamp would sort arbitrarily; the store
+		// stamps it with the time it learnt of it.
+		copied := *task
+		copied.Status.Timestamp = &now
+		task = &copied
+	}
+	raw, err := json.Marshal(task)
+	if err != nil {
+		return nil, fmt.Errorf("store task %s: %w", task.ID, err)
+	}
+	return &storedTask{raw: raw, owner: owner, updated: now, status: status, id: task.ID, context: task.ContextID, state: task.Status.State}, nil
+}
+
+func (t *storedTask) decode() (*a2a.Task, error) {
+	var task a2a.Task
+	if err := json.Unmarshal(t.raw, &task); err != nil {
+		return nil, fmt.Errorf("read stored task %s: %w", t.id, err)
+	}
+	return &task, nil
+}
+
+func (t *storedTask) matches(req *a2a.ListTasksRequest) bool {
+	switch {
+	case req.ContextID != "" && t.context != req.ContextID:
+		return false
+	case req.Status != a2a.TaskStateUnspecified && t.state != req.Status:
+		return false
+	case req.StatusTimestampAfter != nil && t.status.Before(*req.StatusTimestampAfter):
+		return false
+	}
+	return true
+}
+
+func trimHistory(task *a2a.Task, length *int) {
+	switch {
+	case length == nil:
+	case *length == 0:
+		task.History = nil
+	case *length < len(task.History):
+		task.History = task.History[len(task.History)-*length:]
+	}
+}
+
+// cursor is a task's place in the listing order: status time, then id.
+type cursor struct {
+	at time.Time
+	id a2a.TaskID
+}
+
+func (t *storedTask) position() cursor { return cursor{at: t.status, id: t.id} }
+
+func (c cursor) compare(o cursor) int {
+	if n := c.at.Compare(o.at); n != 0 {
+		return n
+	}
+	return strings.Compare(string(c.id), string(o.id))
+}
+
+func (c cursor) String() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.at.UTC().Format(time.RFC3339Nano) + " " + string(c.id)))
+}
+
+func parseCursor(token string) (cursor, error) {
+	invalid := fmt.Errorf("%w: pageToken %q is not a token this agent issued; start again without one", a2a.ErrInvalidParams, token)
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return cursor{}, invalid
+	}
+	at, id, ok := strings.Cut(string(raw), " ")
+	if !ok || id == "" {
+		return cursor{}, invalid
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return cursor{}, invalid
+	}
+	return cursor{at: t, id: a2a.TaskID(id)}, nil
+}
+
+// terminalSubscriptions answers SubscribeToTask of a task in a terminal
+// state with UnsupportedOperationError, as the specification prescribes
+// (section 9.4.6); the SDK would report the task as not found, since
+// nothing runs for it any more.
+type terminalSubscriptions struct {
+	a2asrv.PassthroughCallInterceptor
+	store *taskStore
+}
+
+func (s terminalSubscriptions) Before(ctx context.Context, callCtx *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
+	sub, ok := req.Payload.(*a2a.SubscribeToTaskRequest)
+	if callCtx.Method() != "SubscribeToTask" || !ok {
+		return ctx, nil, nil
+	}
+	stored, err := s.store.Get(ctx, sub.ID)
+	if err == nil && stored.Task.Status.State.Terminal() {
+		return ctx, nil, fmt.Errorf("%w: task %s is %s; subscribe only to a task that is still running, or read it with GetTask",
+			a2a.ErrUnsupportedOperation, sub.ID, stored.Task.Status.State)
+	}
+	return ctx, nil, nil
+}
