@@ -136,9 +136,48 @@ type Card struct {
 	SigningKey string `toml:"signing_key"`
 }
 
-// Runtime holds settings only some adapters honour.
+// Runtime says how the agent runs. Without command and image it is the
+// built-in agent host; with either it is an agent the operator brings,
+// which serves its own card.
 type Runtime struct {
+	// Image is the agent's own image (container adapter only).
 	Image string `toml:"image"`
+	// Command is the program and its arguments, run without a shell: on
+	// the local adapter in place of the built-in host, on the container
+	// adapter in place of the image's command.
+	Command []string `toml:"command"`
+	// Pull says when the engine pulls Image: PullMissing (the default),
+	// PullAlways or PullNever.
+	Pull string `toml:"pull"`
+	// Port is the port the agent listens on: inside the container, or on
+	// the local adapter the one to pass it (else [server] http_port, else
+	// one the runtime allocates).
+	Port int `toml:"port"`
+	// CardPath is where the agent serves its card.
+	CardPath string `toml:"card_path"`
+	// WorkingDir is the agent's working directory (local adapter only).
+	WorkingDir string `toml:"working_dir"`
+	// Env holds plain, non-secret variables for the agent.
+	Env map[string]string `toml:"env"`
+}
+
+// Pull policies of [runtime] pull.
+const (
+	PullMissing = "missing"
+	PullAlways  = "always"
+	PullNever   = "never"
+)
+
+// External reports whether the config describes an agent the operator
+// brings (a command or an image) rather than the built-in host.
+func (r Runtime) External() bool { return len(r.Command) > 0 || r.Image != "" }
+
+// PullPolicy returns the pull policy, PullMissing when unset.
+func (r Runtime) PullPolicy() string {
+	if r.Pull == "" {
+		return PullMissing
+	}
+	return r.Pull
 }
 
 // Raw returns the bytes the config was parsed from.
@@ -186,7 +225,9 @@ func Parse(raw []byte) (*Config, error) {
 }
 
 func (c *Config) applyDefaults() {
-	if c.Handler.Type == "" {
+	// An external agent has no handler; leaving the type empty lets
+	// validate tell a [handler] the operator wrote from a default.
+	if c.Handler.Type == "" && !c.Runtime.External() {
 		c.Handler.Type = HandlerEcho
 	}
 	if c.Handler.Echo.Reply == "" {

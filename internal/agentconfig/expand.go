@@ -42,25 +42,36 @@ type Lookup func(name string) (string, bool)
 // from lookup. A variable that is unset and has no default is an error naming
 // it, so an agent never starts with a silently empty secret.
 func (c *Config) Expand(lookup Lookup) error {
-	var missing []string
-	expand := func(s *string) {
-		*s = reference.ReplaceAllStringFunc(*s, func(m string) string {
-			sub := reference.FindStringSubmatch(m)
-			if v, ok := lookup(sub[1]); ok {
-				return v
-			}
-			if sub[2] != "" {
-				return sub[3]
-			}
-			missing = append(missing, sub[1])
-			return ""
-		})
-	}
+	x := expander{lookup: lookup}
 	for _, s := range c.stringFields() {
-		expand(s)
+		*s = x.expand(*s)
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("agent config references unset variables with no default: %s", strings.Join(missing, ", "))
+	return x.err()
+}
+
+// expander replaces references from lookup, collecting the unset ones.
+type expander struct {
+	lookup  Lookup
+	missing []string
+}
+
+func (x *expander) expand(s string) string {
+	return reference.ReplaceAllStringFunc(s, func(m string) string {
+		sub := reference.FindStringSubmatch(m)
+		if v, ok := x.lookup(sub[1]); ok {
+			return v
+		}
+		if sub[2] != "" {
+			return sub[3]
+		}
+		x.missing = append(x.missing, sub[1])
+		return ""
+	})
+}
+
+func (x *expander) err() error {
+	if len(x.missing) > 0 {
+		return fmt.Errorf("agent config references unset variables with no default: %s", strings.Join(x.missing, ", "))
 	}
 	return nil
 }

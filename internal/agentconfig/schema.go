@@ -59,7 +59,7 @@ func tomlKind(t reflect.Type) string {
 		return "an integer"
 	case reflect.Bool:
 		return "a boolean"
-	case reflect.Struct:
+	case reflect.Struct, reflect.Map:
 		return "a table"
 	case reflect.Slice:
 		if tableType(t) != nil {

@@ -62,7 +62,10 @@ func (c *Config) validate() error {
 		add("tasks.retention", fmt.Sprintf("tasks.retention %q is not a positive duration such as \"30m\" or \"24h\"", c.Tasks.Retention))
 	}
 
+	c.validateRuntime(add)
 	switch c.Handler.Type {
+	case "":
+		// An external agent: validateRuntime has refused any [handler].
 	case HandlerEcho:
 	case HandlerLLM:
 		if err := c.Handler.LLM.Check(); err != nil {

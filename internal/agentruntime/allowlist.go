@@ -10,7 +10,7 @@ import (
 
 // ExemptVariables are owned by the adapters, which set them for every agent,
 // so a config may reference them without an allowlist.
-var ExemptVariables = []string{"HOST"}
+var ExemptVariables = []string{agentconfig.HostVar, agentconfig.PortVar, agentconfig.AdvertisedURLVar}
 
 // EnvAllowlist names the variables of the provider's environment an agent
 // may receive. Everything else is denied.

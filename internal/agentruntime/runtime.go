@@ -5,7 +5,10 @@ package agentruntime
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // Health is what an adapter observes of an agent right now.
@@ -69,6 +72,12 @@ type Agent struct {
 	// EnvAllowlist names the allowlist the agent was provisioned with;
 	// empty when it names none.
 	EnvAllowlist string
+	// Card is the card a healthy agent serves, as probed.
+	Card *card.Parsed
+	// CardError says why a running agent is unhealthy: its card does not
+	// answer, or answers invalid (a *card.ValidationError naming each
+	// problem by JSON path).
+	CardError error
 }
 
 // RecoveryMode says whether a runtime can find its agents again after the
@@ -123,23 +132,33 @@ type Runtime interface {
 }
 
 // WaitHealthy polls until the agent is healthy, the context ends, or the
-// agent stops. It returns the last health observed.
+// agent stops. It returns the last health observed. An agent whose card
+// answers but is invalid fails at once, with the card's problems: it will
+// not fix itself.
 func WaitHealthy(ctx context.Context, rt Runtime, id string) (Health, error) {
 	delay := 10 * time.Millisecond
 	for {
-		h, err := rt.Health(ctx, id)
+		a, err := rt.Get(ctx, id)
 		if err != nil {
-			return h, err
+			return a.Health, err
 		}
-		switch h {
-		case HealthHealthy:
-			return h, nil
-		case HealthStopped, HealthProvisioned:
-			return h, newError(KindSpawnFailure, "wait for healthy", id, "the agent is not running (it exited or was never started)", nil)
+		var invalid *card.ValidationError
+		switch {
+		case a.Health == HealthHealthy:
+			return a.Health, nil
+		case a.Health == HealthStopped, a.Health == HealthProvisioned:
+			return a.Health, newError(KindSpawnFailure, "wait for healthy", id, "the agent is not running (it exited or was never started)", nil)
+		case errors.As(a.CardError, &invalid):
+			return a.Health, newError(KindSpawnFailure, "wait for healthy", id,
+				"the agent runs but the card it serves at "+a.CardURL+" is not a valid A2A 1.0 or 0.3 card, so clients cannot use it; fix the card the agent serves", a.CardError)
 		}
 		select {
 		case <-ctx.Done():
-			return h, newError(KindBackend, "wait for healthy", id, "the agent did not become healthy in time: its card does not answer", ctx.Err())
+			msg := "the agent did not become healthy in time: its card does not answer"
+			if a.CardError != nil {
+				msg += " (" + a.CardError.Error() + ")"
+			}
+			return a.Health, newError(KindBackend, "wait for healthy", id, msg, ctx.Err())
 		case <-time.After(delay):
 		}
 		if delay < 200*time.Millisecond {

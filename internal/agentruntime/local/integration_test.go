@@ -364,10 +364,10 @@ func TestEnvScrubbed(t *testing.T) {
 		k, v, _ := strings.Cut(string(kv), "=")
 		env[k] = v
 	}
-	if env["A2A_TEST_ALLOWED"] != "allowed-value" || env["HOST"] != "127.0.0.1" {
-		t.Errorf("agent env lacks the allowed variable or HOST: %v", env)
+	if env["A2A_TEST_ALLOWED"] != "allowed-value" || env["HOST"] != "127.0.0.1" || env["PORT"] != strconv.Itoa(a.Port) || env["A2A_ADVERTISED_URL"] != a.Endpoint {
+		t.Errorf("agent env lacks the allowed variable, HOST, PORT or A2A_ADVERTISED_URL: %v", env)
 	}
-	permitted := append([]string{"HOST", "A2A_TEST_ALLOWED"}, passedThrough...)
+	permitted := slices.Concat([]string{"A2A_TEST_ALLOWED"}, agentruntime.ExemptVariables, passedThrough)
 	for k := range env {
 		if !slices.Contains(permitted, k) {
 			t.Errorf("agent env holds %s, which is neither passed through nor allowlisted and referenced", k)

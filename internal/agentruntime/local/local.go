@@ -99,7 +99,7 @@ func prepare(op string, spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	}
 	if p.Config.Runtime.Image != "" {
 		return p, agentruntime.Unsupported(op, p.Config.ID(),
-			fmt.Sprintf("[runtime] image %q needs the container adapter (a container {} block in the provider); the local adapter runs the built-in agent host", p.Config.Runtime.Image))
+			fmt.Sprintf("[runtime] image %q needs the container adapter (a container {} block in the provider); the local adapter runs the built-in agent host, or a program given as [runtime] command", p.Config.Runtime.Image))
 	}
 	return p, nil
 }
@@ -151,6 +151,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec.Name = cfg.Agent.Name
 	rec.Host = cfg.ListenHost()
 	switch {
+	case cfg.Runtime.Port != 0:
+		rec.Port, rec.PortAllocated = cfg.Runtime.Port, false
 	case cfg.Server.HTTPPort != 0:
 		rec.Port, rec.PortAllocated = cfg.Server.HTTPPort, false
 	case rec.PortAllocated && rec.Port != 0:
@@ -166,6 +168,12 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		rec.Endpoint = "http://" + net.JoinHostPort(card.ReachableHost(rec.Host), strconv.Itoa(rec.Port))
 	}
 	rec.CardURL = rec.Endpoint + card.WellKnownPath
+	rec.External, rec.CardPaths, rec.WorkingDir = false, nil, ""
+	if cfg.Runtime.External() {
+		if err := placeExternal(op, rec, cfg); err != nil {
+			return agentruntime.Agent{}, err
+		}
+	}
 	rec.ConfigSHA256 = cfg.SHA256()
 	rec.InjectedEnv = p.InjectedEnv
 	rec.EnvAllowlist = ""
@@ -215,7 +223,8 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	if rec.running() {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "already running as pid %d", rec.PID)
 	}
-	if _, err := r.readConfig(rec); err != nil {
+	raw, err := r.readConfig(rec)
+	if err != nil {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindConflict, op, id, err, "")
 	}
 	if err := r.checkPortFree(ctx, rec); err != nil {
@@ -226,10 +235,11 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 		return nil, nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "open log")
 	}
 	defer func() { _ = logf.Close() }() // the child holds its own descriptor
-	// The agent must outlive ctx and this process: nothing may cancel it.
-	cmd := exec.CommandContext(context.WithoutCancel(ctx), r.exe, "run", "--config", rec.ConfigPath, "--port", strconv.Itoa(rec.Port))
-	cmd.Env = childEnv(rec.Host, rec.InjectedEnv)
-	cmd.Dir = r.dir.Path()
+	cmd, err := r.agentCommand(ctx, rec, raw)
+	if err != nil {
+		appendLog(rec.LogPath, "cannot start the agent: %v", err)
+		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "")
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own session: no terminal signal or provider exit reaches it, and
 	// its process group can be stopped as one.
@@ -237,7 +247,8 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	_, _ = fmt.Fprintf(logf, "%s local runtime: starting agent on port %d (config sha256 %s)\n",
 		time.Now().UTC().Format(time.RFC3339), rec.Port, rec.ConfigSHA256)
 	if err := cmd.Start(); err != nil {
-		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", r.exe)
+		appendLog(rec.LogPath, "cannot run %s: %v", cmd.Path, err)
+		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", cmd.Path)
 	}
 	pid := cmd.Process.Pid
 	// Read before the reaper can collect it: until then the pid is ours.
@@ -276,7 +287,7 @@ func (r *Runtime) reap(cmd *exec.Cmd) <-chan struct{} {
 func (r *Runtime) watchStartup(ctx context.Context, rec *record, exited <-chan struct{}) error {
 	window := time.NewTimer(startupWindow)
 	defer window.Stop()
-	for !agentruntime.ProbeCard(ctx, rec.CardURL) {
+	for !rec.probe(ctx).Healthy() {
 		select {
 		case <-exited:
 			return agentruntime.Errorf(agentruntime.KindSpawnFailure, "start", rec.ID, nil,
@@ -426,19 +437,24 @@ func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, e
 	if err != nil {
 		return "", err
 	}
-	return health(ctx, rec), nil
+	h, _ := health(ctx, rec)
+	return h, nil
 }
 
-func health(ctx context.Context, rec *record) agentruntime.Health {
+// health is the agent's health now, with what probing its card found
+// when it runs.
+func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime.CardCheck) {
 	switch {
-	case rec.running() && agentruntime.ProbeCard(ctx, rec.CardURL):
-		return agentruntime.HealthHealthy
 	case rec.running():
-		return agentruntime.HealthUnhealthy
+		check := rec.probe(ctx)
+		if check.Healthy() {
+			return agentruntime.HealthHealthy, check
+		}
+		return agentruntime.HealthUnhealthy, check
 	case rec.Started:
-		return agentruntime.HealthStopped
+		return agentruntime.HealthStopped, agentruntime.CardCheck{}
 	default:
-		return agentruntime.HealthProvisioned
+		return agentruntime.HealthProvisioned, agentruntime.CardCheck{}
 	}
 }
 
@@ -452,10 +468,11 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 }
 
 func (r *Runtime) view(ctx context.Context, rec *record) agentruntime.Agent {
+	h, check := health(ctx, rec)
 	a := agentruntime.Agent{
 		ID: rec.ID, Name: rec.Name, Endpoint: rec.Endpoint, CardURL: rec.CardURL, Port: rec.Port,
-		ConfigSHA256: rec.ConfigSHA256, InjectedEnv: rec.InjectedEnv, Health: health(ctx, rec),
-		EnvAllowlist: rec.EnvAllowlist,
+		ConfigSHA256: rec.ConfigSHA256, InjectedEnv: rec.InjectedEnv, Health: h,
+		EnvAllowlist: rec.EnvAllowlist, Card: check.Card, CardError: check.Err,
 	}
 	// The config as provisioned, so that an imported agent reads back what
 	// was declared; a record without its file, or with another file than

@@ -46,6 +46,12 @@ type record struct {
 	EnvAllowlist string `json:"env_allowlist,omitempty"`
 	ConfigPath   string `json:"config_path"`
 	LogPath      string `json:"log_path"`
+	// External marks an agent run from its config's runtime.command
+	// rather than the built-in host; it serves its card at CardPaths and
+	// runs in WorkingDir.
+	External   bool     `json:"external,omitempty"`
+	CardPaths  []string `json:"card_paths,omitempty"`
+	WorkingDir string   `json:"working_dir,omitempty"`
 }
 
 // process names the agent's process last started: pid, start time (clock
