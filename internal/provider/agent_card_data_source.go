@@ -196,12 +196,14 @@ func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []b
 		return nil
 	}
 
-	raw, err := f.fetch(ctx)
+	got, err := f.fetch(ctx)
 	if err != nil {
 		diags.AddAttributeError(path.Root("url"), "Cannot fetch the agent card", err.Error())
 		return nil
 	}
-	return raw
+	// The URL the card came from, which a redirect may have changed.
+	m.CardURL = types.StringValue(got.url.String())
+	return got.body
 }
 
 // knownStrings returns the known elements of a list of strings, each at its

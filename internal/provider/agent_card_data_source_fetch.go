@@ -57,16 +57,22 @@ func cardURLFor(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// fetched is a card body and the URL it came from, after any redirects.
+type fetched struct {
+	body []byte
+	url  *url.URL
+}
+
 // fetch gets the card body, retrying what can succeed on a later try and
 // reading no more than card.MaxCardBytes.
-func (f cardFetch) fetch(ctx context.Context) ([]byte, error) {
+func (f cardFetch) fetch(ctx context.Context) (fetched, error) {
 	client, err := f.client(ctx)
 	if err != nil {
-		return nil, err
+		return fetched{}, err
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, f.cardURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("cannot build a request for %s: %w", f.shownURL, err)
+		return fetched{}, fmt.Errorf("cannot build a request for %s: %w", f.shownURL, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "terraform-provider-a2a")
@@ -83,22 +89,46 @@ func (f cardFetch) fetch(ctx context.Context) ([]byte, error) {
 
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, f.explain(err)
+		return fetched{}, f.explain(err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s, not 200 OK: check that url is the agent's base URL or its card URL, and that request_headers or request_headers_from_env carry any credentials it needs",
+		return fetched{}, fmt.Errorf("%s answered %s, not 200 OK: check that url is the agent's base URL or its card URL, and that request_headers or request_headers_from_env carry any credentials it needs",
 			f.shownURL, resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, card.MaxCardBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading the agent card from %s failed: %w", f.shownURL, err)
+		return fetched{}, fmt.Errorf("reading the agent card from %s failed: %w", f.shownURL, err)
 	}
 	if len(body) > card.MaxCardBytes {
-		return nil, fmt.Errorf("the agent card at %s is larger than %d bytes, the most this provider reads from an untrusted source: check that url points at an agent card",
+		return fetched{}, fmt.Errorf("the agent card at %s is larger than %d bytes, the most this provider reads from an untrusted source: check that url points at an agent card",
 			f.shownURL, card.MaxCardBytes)
 	}
-	return body, nil
+	return fetched{body: body, url: resp.Request.URL}, nil
+}
+
+// maxRedirects is as many redirects as Go's client follows by default.
+const maxRedirects = 10
+
+// checkRedirect follows a redirect like Go's client does, but drops every
+// configured request header when the redirect leaves the origin (scheme,
+// host and port) the request was made to: those headers are meant for that
+// agent, and Go itself strips only Authorization and Cookie.
+func (f cardFetch) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if sameOrigin(req.URL, via[0].URL) {
+		return nil
+	}
+	for name := range f.headers {
+		req.Header.Del(name)
+	}
+	return nil
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && a.Host == b.Host
 }
 
 // explain turns a transport failure into an error an operator can act on.
@@ -127,7 +157,7 @@ func (f cardFetch) client(ctx context.Context) (*retryablehttp.Client, error) {
 	transport.TLSClientConfig = tlsConfig
 
 	return &retryablehttp.Client{
-		HTTPClient:   &http.Client{Transport: transport, Timeout: f.timeout},
+		HTTPClient:   &http.Client{Transport: transport, Timeout: f.timeout, CheckRedirect: f.checkRedirect},
 		Logger:       tflogLogger{ctx: ctx},
 		RetryWaitMin: f.minDelay,
 		RetryWaitMax: f.maxDelay,

@@ -83,7 +83,8 @@ func agentCardAttributes() map[string]schema.Attribute {
 		"request_headers": schema.MapAttribute{
 			MarkdownDescription: "Headers to send with the request, by name. Their values are never shown in plans or " +
 				"written to logs, but like every argument of a data source they **are stored in Terraform state in clear " +
-				"text**: put credentials such as an `Authorization` header in `request_headers_from_env` instead. Only with `url`.",
+				"text**: put credentials such as an `Authorization` header in `request_headers_from_env` instead. A redirect to " +
+				"another origin (scheme, host or port) drops this and `request_headers_from_env`: they are sent only to the agent `url` names. Only with `url`.",
 			ElementType: types.StringType,
 			Optional:    true,
 			Sensitive:   true,
@@ -112,7 +113,7 @@ func agentCardAttributes() map[string]schema.Attribute {
 		},
 
 		"id":       computedString("The card URL with `url`; the config's SHA-256 (hex) with `config`."),
-		"card_url": computedString("The URL the card was fetched from, or, with `config`, where the agent host would serve it."),
+		"card_url": computedString("The URL the card was fetched from, after any redirects, or, with `config`, where the agent host would serve it."),
 		"spec_version": computedString("The A2A specification version the card follows: `1.0`, or `0.3` for a card in " +
 			"the 0.3 format."),
 		"name":                 computedString("The agent's name."),
