@@ -121,10 +121,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 	if err != nil {
 		return nil, err
 	}
-	cardURL, err := url.JoinPath(endpoint, card.WellKnownPath)
-	if err != nil {
-		return nil, fmt.Errorf("agent card URL for endpoint %q: %w", endpoint, err)
-	}
+	cardURL := card.CardURL(endpoint)
 
 	tasks := newTaskStore(cfg.Tasks.MaxCount, cfg.Tasks.RetentionDuration())
 	handler := a2asrv.NewHandler(agent,

@@ -143,13 +143,23 @@ func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentS
 // runtime allocates a port, and EndpointFor returns "": callers then pass
 // the URL the agent actually listens on.
 func EndpointFor(cfg *agentconfig.Config) string {
-	if cfg.Server.AdvertisedURL != "" {
-		return cfg.Server.AdvertisedURL
+	return Endpoint(cfg.Server.AdvertisedURL, cfg.ListenHost(), cfg.Server.HTTPPort)
+}
+
+// Endpoint is the base URL clients reach an agent at: advertisedURL when
+// set, else http://host:port with an unspecified host made reachable; empty
+// when neither an advertised URL nor a port is known. Every adapter and the
+// agent host derive the endpoint here, and the card URL from it with
+// CardURL, so that they agree on both whatever the advertised URL's form
+// (such as a trailing slash).
+func Endpoint(advertisedURL, host string, port int) string {
+	if advertisedURL != "" {
+		return advertisedURL
 	}
-	if cfg.Server.HTTPPort == 0 {
+	if port == 0 {
 		return ""
 	}
-	return "http://" + net.JoinHostPort(ReachableHost(cfg.ListenHost()), strconv.Itoa(cfg.Server.HTTPPort))
+	return "http://" + net.JoinHostPort(ReachableHost(host), strconv.Itoa(port))
 }
 
 // ReachableHost is the host clients reach an agent listening on host at:

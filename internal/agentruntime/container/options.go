@@ -2,13 +2,13 @@ package container
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"time"
 
 	containertypes "github.com/moby/moby/api/types/container"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // Defaults applied to empty Options fields.
@@ -159,7 +159,7 @@ func (o Options) publishAddr() netip.Addr {
 
 // endpoint is the base URL clients reach an agent published on port at.
 func (o Options) endpoint(port int) string {
-	return "http://" + net.JoinHostPort(o.AdvertiseHost, fmt.Sprint(port))
+	return card.Endpoint("", o.AdvertiseHost, port)
 }
 
 // graceSeconds is the stop grace period in the whole seconds the engine

@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // The agent host listens on this port inside every container.
@@ -140,10 +141,7 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 // advertisedURL is the config's [server] advertised_url, set for an agent
 // behind a proxy, else where the engine publishes the agent.
 func (r *Runtime) advertisedURL(b blueprint) string {
-	if u := b.cfg.Server.AdvertisedURL; u != "" {
-		return u
-	}
-	return r.opts.endpoint(b.port)
+	return card.Endpoint(b.cfg.Server.AdvertisedURL, r.opts.AdvertiseHost, b.port)
 }
 
 func (r *Runtime) harden(host *containertypes.HostConfig) {

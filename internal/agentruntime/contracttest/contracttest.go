@@ -57,6 +57,7 @@ func Run(t *testing.T, h Harness) {
 		{"disallowed env", testDisallowedEnv},
 		{"check with the allowlist pending", testPendingAllowlist},
 		{"provision again keeps the port", testReprovision},
+		{"advertised url with a trailing slash", testAdvertisedURLTrailingSlash},
 		{"create only", testCreateOnly},
 		{"concurrent creates of one id", testConcurrentCreates},
 		{"config and allowlist read back", testReadBack},

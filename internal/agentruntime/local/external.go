@@ -5,7 +5,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -131,6 +130,6 @@ func (rec *record) probe(ctx context.Context) agentruntime.CardCheck {
 	if !rec.External {
 		return agentruntime.CheckCardAt(ctx, rec.CardURL)
 	}
-	base := "http://" + net.JoinHostPort(card.ReachableHost(rec.Host), strconv.Itoa(rec.Port))
+	base := card.Endpoint("", rec.Host, rec.Port)
 	return agentruntime.CheckCard(ctx, base, rec.CardPaths)
 }

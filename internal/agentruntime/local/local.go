@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -163,11 +162,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		}
 		rec.Port, rec.PortAllocated = port, true
 	}
-	rec.Endpoint = cfg.Server.AdvertisedURL
-	if rec.Endpoint == "" {
-		rec.Endpoint = "http://" + net.JoinHostPort(card.ReachableHost(rec.Host), strconv.Itoa(rec.Port))
-	}
-	rec.CardURL = rec.Endpoint + card.WellKnownPath
+	rec.Endpoint = card.Endpoint(cfg.Server.AdvertisedURL, rec.Host, rec.Port)
+	rec.CardURL = card.CardURL(rec.Endpoint)
 	rec.External, rec.CardPaths, rec.WorkingDir = false, nil, ""
 	if cfg.Runtime.External() {
 		if err := placeExternal(op, rec, cfg); err != nil {

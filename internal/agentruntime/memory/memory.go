@@ -7,9 +7,7 @@ package memory
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -83,10 +81,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 		port = r.nextPort
 		r.nextPort++
 	}
-	endpoint := p.Config.Server.AdvertisedURL
-	if endpoint == "" {
-		endpoint = "http://" + net.JoinHostPort(card.ReachableHost(p.Config.ListenHost()), strconv.Itoa(port))
-	}
+	endpoint := card.Endpoint(p.Config.Server.AdvertisedURL, p.Config.ListenHost(), port)
 	a := &rec.agent
 	a.ID, a.Name, a.Port, a.Endpoint = id, p.Config.Agent.Name, port, endpoint
 	a.CardURL = card.CardURL(endpoint)
