@@ -106,8 +106,12 @@ type Runtime interface {
 	Check(ctx context.Context, spec Spec) error
 	// Provision records the agent described by spec and returns it,
 	// without starting it. Provisioning an id that exists replaces its
-	// config (the caller restarts it); the allocated port is kept, unless
-	// spec.CreateOnly asks for a new agent only.
+	// config, and the caller restarts the agent for the config to take
+	// effect; the allocated port is kept, unless spec.CreateOnly asks for
+	// a new agent only. A running agent is never killed by Provision: it
+	// either runs on with its old config until restarted, or, where the
+	// new config needs a new process or container, is stopped as Stop
+	// stops it (SIGTERM, then the grace period).
 	Provision(ctx context.Context, spec Spec) (Agent, error)
 	// Start starts a provisioned or stopped agent; ErrAlreadyRunning if it runs.
 	Start(ctx context.Context, id string) error

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -105,28 +106,39 @@ func uniqueExecutable(t *testing.T) string {
 // number of builds.
 func imageBuilds(t *testing.T, cli *client.Client, ref string, since time.Time) int {
 	t.Helper()
+	counts := map[string]int{}
+	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("type", "image")) {
+		if name := m.Actor.Attributes["name"]; name == ref || strings.HasSuffix(name, "/"+ref) {
+			counts[string(m.Action)]++
+		}
+	}
+	return max(counts["tag"], counts["build"])
+}
+
+// engineEvents returns the events the engine reported since then that
+// match filters.
+func engineEvents(t *testing.T, cli *client.Client, since time.Time, filters client.Filters) []events.Message {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res := cli.Events(ctx, client.EventsListOptions{
 		Since:   strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
 		Until:   strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10),
-		Filters: client.Filters{}.Add("type", "image"),
+		Filters: filters,
 	})
-	counts := map[string]int{}
+	var out []events.Message
 	for {
 		select {
 		case m, ok := <-res.Messages:
 			if !ok {
-				return max(counts["tag"], counts["build"])
+				return out
 			}
-			if name := m.Actor.Attributes["name"]; name == ref || strings.HasSuffix(name, "/"+ref) {
-				counts[string(m.Action)]++
-			}
+			out = append(out, m)
 		case err, ok := <-res.Err:
 			if ok && err != nil && !errors.Is(err, io.EOF) {
 				t.Fatalf("read the engine's events: %v", err)
 			}
-			return max(counts["tag"], counts["build"])
+			return out
 		}
 	}
 }

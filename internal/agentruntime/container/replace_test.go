@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -204,4 +205,44 @@ func TestPortOutsideEphemeralRange(t *testing.T) {
 		}
 		ports = append(ports, a.Port)
 	}
+}
+
+// TestConfigChangeStopsGracefully: provisioning a running agent with a new
+// config replaces its container, and the old one is stopped as Stop stops
+// it, so the agent exits on its SIGTERM (exit 0) instead of being killed.
+func TestConfigChangeStopsGracefully(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Graceful Change")})
+	old := inspectAgent(t, rt, a.ID).Container.ID
+	since := time.Now()
+	if _, err := rt.Provision(testContext(t), agentruntime.Spec{Config: agentConfig("Graceful Change", `version = "2.0.0"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if now := inspectAgent(t, rt, a.ID).Container.ID; now == old {
+		t.Fatal("the config change did not replace the container; the test cannot tell how the old one stopped")
+	}
+	codes := exitCodes(t, rt.cli, old, since)
+	if len(codes) == 0 {
+		t.Fatalf("the engine reported no exit of the old container %s", shortID(old))
+	}
+	for _, code := range codes {
+		if code != 0 {
+			t.Errorf("the old container exited with %d, want 0: the agent was killed rather than stopped on its SIGTERM", code)
+		}
+	}
+}
+
+// exitCodes are the exit codes the engine reported for container since
+// then, from its event stream.
+func exitCodes(t *testing.T, cli *client.Client, container string, since time.Time) []int {
+	t.Helper()
+	var codes []int
+	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("type", "container").Add("container", container).Add("event", "die")) {
+		code, err := strconv.Atoi(m.Actor.Attributes["exitCode"])
+		if err != nil {
+			t.Fatalf("die event without an exit code: %+v", m)
+		}
+		codes = append(codes, code)
+	}
+	return codes
 }

@@ -273,13 +273,19 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 }
 
 func (r *Runtime) stop(ctx context.Context, op, id string) error {
+	return r.stopContainer(ctx, op, id, r.containerName(id))
+}
+
+// stopContainer stops the agent's container named or numbered container
+// within the grace period: SIGTERM, and SIGKILL only once it has passed.
+func (r *Runtime) stopContainer(ctx context.Context, op, id, container string) error {
 	grace := r.opts.graceSeconds()
 	// A suspended agent (hung, SIGSTOP) would act on the engine's SIGTERM
 	// only after the whole grace period; waking it first lets it exit at
 	// once. A container that is not running refuses the signal, which is
 	// fine: the stop below is what reports real failures.
-	_, _ = r.cli.ContainerKill(ctx, r.containerName(id), client.ContainerKillOptions{Signal: "SIGCONT"})
-	if _, err := r.cli.ContainerStop(ctx, r.containerName(id), client.ContainerStopOptions{Timeout: &grace}); err != nil {
+	_, _ = r.cli.ContainerKill(ctx, container, client.ContainerKillOptions{Signal: "SIGCONT"})
+	if _, err := r.cli.ContainerStop(ctx, container, client.ContainerStopOptions{Timeout: &grace}); err != nil {
 		return r.engineError(op, id, err)
 	}
 	return nil
@@ -508,7 +514,9 @@ func (r *Runtime) create(ctx context.Context, op, id string, want client.Contain
 // replace creates want in place of the agent's container old. Old is
 // renamed aside first and removed only once want exists, so that a create
 // the engine refuses (a missing network or image, a name taken) leaves the
-// agent as it was. The new container remembers whether the agent ever ran.
+// agent as it was; a running old one is stopped within the grace period
+// before it goes, like any stop. The new container remembers whether the
+// agent ever ran.
 func (r *Runtime) replace(ctx context.Context, op, id string, old *containertypes.InspectResponse, want client.ContainerCreateOptions) (string, error) {
 	if wasStarted(old) {
 		want.Config.Labels[labelStarted] = "true"
@@ -526,6 +534,11 @@ func (r *Runtime) replace(ctx context.Context, op, id string, old *containertype
 		}
 		return "", err
 	}
+	if old.State.Running {
+		if err := r.stopContainer(ctx, op, id, old.ID); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+			return "", err
+		}
+	}
 	if err := r.remove(ctx, op, id, old.ID); err != nil {
 		return "", err
 	}
@@ -538,7 +551,9 @@ func randomSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// remove force-removes a container; one already gone is success.
+// remove removes a container, one already gone being success. Callers stop
+// a running agent's container first; force only spares a race with the
+// engine's restart policy.
 func (r *Runtime) remove(ctx context.Context, op, id, container string) error {
 	_, err := r.cli.ContainerRemove(ctx, container, client.ContainerRemoveOptions{Force: true})
 	if err == nil || cerrdefs.IsNotFound(err) {
