@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -38,14 +39,26 @@ func References(raw []byte) []string {
 // Lookup returns a variable's value and whether it is set, like os.LookupEnv.
 type Lookup func(name string) (string, bool)
 
-// Expand replaces references in every string value of the config with values
-// from lookup. A variable that is unset and has no default is an error naming
-// it, so an agent never starts with a silently empty secret.
+// literalOnly are the keys whose references are never expanded: those the
+// runtime must know before the agent starts (validation refuses a
+// reference in them), and the [runtime] table, which the agent host does
+// not read (Runtime.Expanded expands what of it an adapter runs). Every
+// other string of the config is expanded.
+var literalOnly = map[string]bool{
+	"agent.name":            true,
+	"server.host":           true,
+	"server.advertised_url": true,
+	"handler.type":          true,
+	"runtime":               true,
+}
+
+// Expand replaces references in every string value of the config, except
+// under the literalOnly keys, with values from lookup. A variable that is
+// unset and has no default is an error naming it, so an agent never starts
+// with a silently empty secret.
 func (c *Config) Expand(lookup Lookup) error {
 	x := expander{lookup: lookup}
-	for _, s := range c.stringFields() {
-		*s = x.expand(*s)
-	}
+	expandValue("", reflect.ValueOf(c).Elem(), x.expand)
 	return x.err()
 }
 
@@ -76,27 +89,39 @@ func (x *expander) err() error {
 	return nil
 }
 
-func (c *Config) stringFields() []*string {
-	fields := []*string{
-		&c.Agent.Description, &c.Agent.Version, &c.Agent.DocumentationURL,
-		&c.Server.Host, &c.Server.AdvertisedURL,
-		&c.Auth.BearerToken, &c.Card.SigningKey, &c.Runtime.Image,
+// expandValue applies expand to every string in v, the value of the dotted
+// key, walking tables, arrays and maps as schema.go reads their keys.
+func expandValue(key string, v reflect.Value, expand func(string) string) {
+	if literalOnly[key] {
+		return
 	}
-	if p := c.Agent.Provider; p != nil {
-		fields = append(fields, &p.Organization, &p.URL)
-	}
-	if l := c.Handler.LLM; l != nil {
-		fields = append(fields, &l.BaseURL, &l.Model, &l.APIKey, &l.SystemPrompt)
-	}
-	for i := range c.Skills {
-		s := &c.Skills[i]
-		fields = append(fields, &s.Name, &s.Description)
-		for j := range s.Tags {
-			fields = append(fields, &s.Tags[j])
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(expand(v.String()))
+	case reflect.Pointer:
+		if !v.IsNil() {
+			expandValue(key, v.Elem(), expand)
 		}
-		for j := range s.Examples {
-			fields = append(fields, &s.Examples[j])
+	case reflect.Slice:
+		for i := range v.Len() {
+			expandValue(key, v.Index(i), expand)
+		}
+	case reflect.Map:
+		if v.Type().Elem().Kind() != reflect.String {
+			return
+		}
+		for _, k := range v.MapKeys() {
+			v.SetMapIndex(k, reflect.ValueOf(expand(v.MapIndex(k).String())).Convert(v.Type().Elem()))
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			expandValue(join(key, name), v.Field(i), expand)
 		}
 	}
-	return fields
 }

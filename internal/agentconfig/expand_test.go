@@ -2,6 +2,7 @@ package agentconfig
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,48 @@ tags = ["${TAG}"]
 	}
 	if cfg.Agent.Provider.Organization != "org" || cfg.Handler.LLM.APIKey != "k" || cfg.Skills[0].Tags[0] != "t" {
 		t.Errorf("nested values not expanded: %+v %+v %+v", cfg.Agent.Provider, cfg.Handler.LLM, cfg.Skills[0])
+	}
+}
+
+// TestExpandReachesEveryStringButLiteralOnes: a reference counts wherever
+// it is written, so it is expanded wherever it is written, skill modes
+// included; only the literal-only keys keep theirs.
+func TestExpandReachesEveryStringButLiteralOnes(t *testing.T) {
+	cfg, err := Parse([]byte(`
+[agent]
+name = "Modes"
+[[skills]]
+id = "${SKILL_ID}"
+name = "Echo"
+input_modes = ["${MODE}", "text/plain"]
+output_modes = ["${OUT_MODE:-application/json}"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"MODE": "text/markdown", "SKILL_ID": "echo"}
+	if err := cfg.Expand(func(k string) (string, bool) { v, ok := env[k]; return v, ok }); err != nil {
+		t.Fatal(err)
+	}
+	s := cfg.Skills[0]
+	if want := []string{"text/markdown", "text/plain"}; !slices.Equal(s.InputModes, want) {
+		t.Errorf("input_modes = %q, want %q", s.InputModes, want)
+	}
+	if want := []string{"application/json"}; !slices.Equal(s.OutputModes, want) {
+		t.Errorf("output_modes = %q, want %q", s.OutputModes, want)
+	}
+	if s.ID != "echo" {
+		t.Errorf("skill id = %q, want echo", s.ID)
+	}
+}
+
+// TestLiteralOnlyKeysAreKeys keeps literalOnly in step with the config's
+// keys: a renamed key would otherwise silently become expandable.
+func TestLiteralOnlyKeysAreKeys(t *testing.T) {
+	s := configSchema()
+	for key := range literalOnly {
+		if _, ok := s.kinds[key]; !ok {
+			t.Errorf("literal-only key %q is not a key of the config", key)
+		}
 	}
 }
