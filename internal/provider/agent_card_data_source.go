@@ -140,6 +140,10 @@ func (m *agentCardModel) derive(diags *diag.Diagnostics) []byte {
 		return nil
 	}
 	endpoint := m.Endpoint.ValueString()
+	if problem := webURLProblem(endpoint); endpoint != "" && problem != "" {
+		diags.AddAttributeError(path.Root("endpoint"), "Invalid URL", problem)
+		return nil
+	}
 	if endpoint == "" {
 		endpoint = card.EndpointFor(cfg)
 	}
@@ -166,6 +170,10 @@ func (m *agentCardModel) derive(diags *diag.Diagnostics) []byte {
 
 // fetch gets the card from the agent named by url.
 func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []byte {
+	if problem := webURLProblem(m.URL.ValueString()); problem != "" {
+		diags.AddAttributeError(path.Root("url"), "Invalid URL", problem)
+		return nil
+	}
 	cardURL, err := cardURLFor(m.URL.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("url"), "Invalid URL", err.Error())

@@ -60,8 +60,8 @@ func agentCardSchema() schema.Schema {
 }
 
 func agentCardAttributes() map[string]schema.Attribute {
-	optionalStringAttr := func(description string, validators ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: description, Optional: true, Validators: validators}
+	optionalStringAttr := func(description string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: description, Optional: true}
 	}
 	computedString := func(description string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: description, Computed: true}
@@ -70,16 +70,16 @@ func agentCardAttributes() map[string]schema.Attribute {
 		return schema.ListAttribute{MarkdownDescription: description, Computed: true, ElementType: types.StringType}
 	}
 	return map[string]schema.Attribute{
-		"url": optionalStringAttr("The agent's base URL, such as `http://127.0.0.1:8080`, to which `"+
-			"/.well-known/agent-card.json` is appended; or the card's own URL, used as is when its path ends in "+
-			"`agent-card.json` or lies under `/.well-known/`. Exactly one of `url` and `config` is required.",
-			webURLValidator()),
+		"url": optionalStringAttr("The agent's base URL, such as `http://127.0.0.1:8080`, to which `" +
+			"/.well-known/agent-card.json` is appended; or the card's own URL, used as is when its path ends in " +
+			"`agent-card.json` or lies under `/.well-known/`. Exactly one of `url` and `config` is required. " +
+			"Must be an absolute `http://` or `https://` URL, checked when the card is read."),
 		"config": optionalStringAttr("An agent config (TOML, as given to `a2a_agent`) to derive the card from, offline: the card " +
 			"the built-in agent host would publish for it. `${VAR}` references are left as written, since the agent host " +
 			"expands them only when it starts; the card is not signed. Exactly one of `url` and `config` is required."),
-		"endpoint": optionalStringAttr("With `config`: the URL the agent advertises, overriding the one the config implies "+
-			"(`server.advertised_url`, else `http://host:http_port`). Needed when the config leaves the port to the runtime.",
-			webURLValidator()),
+		"endpoint": optionalStringAttr("With `config`: the URL the agent advertises, overriding the one the config implies " +
+			"(`server.advertised_url`, else `http://host:http_port`). Needed when the config leaves the port to the runtime. " +
+			"Must be an absolute `http://` or `https://` URL, checked when the card is derived."),
 		"request_headers": schema.MapAttribute{
 			MarkdownDescription: "Headers to send with the request, by name. Their values are never shown in plans or " +
 				"written to logs, but like every argument of a data source they **are stored in Terraform state in clear " +

@@ -27,8 +27,6 @@ func TestStringValidators(t *testing.T) {
 		{"duration zero", durationValidator(), types.StringValue("0s"), "must be greater than zero"},
 		{"env name accepted", envNameValidator(), types.StringValue("API_KEY"), ""},
 		{"env name with a dash", envNameValidator(), types.StringValue("API-KEY"), `"API-KEY" must be an environment variable name`},
-		{"url accepted", webURLValidator(), types.StringValue("https://agent.example.com"), ""},
-		{"url without scheme", webURLValidator(), types.StringValue("agent.example.com"), "must be an absolute http:// or https:// URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
