@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -60,6 +61,19 @@ func (c *Config) Expand(lookup Lookup) error {
 	x := expander{lookup: lookup}
 	expandValue("", reflect.ValueOf(c).Elem(), x.expand)
 	return x.err()
+}
+
+// Unresolved lists, sorted and without repeats, the variables that Expand
+// with lookup would find unset with no default. It leaves the config as it
+// is.
+func (c *Config) Unresolved(lookup Lookup) []string {
+	x := expander{lookup: lookup}
+	expandValue("", reflect.ValueOf(c).Elem(), func(s string) string {
+		x.expand(s)
+		return s
+	})
+	sort.Strings(x.missing)
+	return slices.Compact(x.missing)
 }
 
 // expander replaces references from lookup, collecting the unset ones.

@@ -125,3 +125,24 @@ func TestLiteralOnlyKeysAreKeys(t *testing.T) {
 		}
 	}
 }
+
+func TestUnresolved(t *testing.T) {
+	cfg, err := Parse([]byte(`# ${IN_COMMENT}
+[agent]
+name = "a"
+description = "${SET} ${DEFAULTED:-x} ${MISSING} ${MISSING}"
+[auth]
+bearer_token = "${ALSO_MISSING}"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := cfg.Agent.Description
+	got := cfg.Unresolved(func(k string) (string, bool) { return "v", k == "SET" })
+	if want := []string{"ALSO_MISSING", "MISSING"}; !slices.Equal(got, want) {
+		t.Errorf("Unresolved() = %v, want %v", got, want)
+	}
+	if cfg.Agent.Description != before {
+		t.Errorf("Unresolved changed the config: description = %q", cfg.Agent.Description)
+	}
+}

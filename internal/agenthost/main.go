@@ -12,9 +12,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 )
 
 // Subcommand is the argument that selects the agent host.
@@ -48,7 +50,7 @@ func Main(args []string) int {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	secrets := &expansionRecorder{}
-	cfg, err := configure(args, stderr, secrets.lookup)
+	cfg, err := configure(args, stderr, secrets)
 	redact := secrets.redactor()
 	fail := func(code int, format string, a ...any) int {
 		_, _ = fmt.Fprintln(stderr, redact.String(fmt.Sprintf("agent host: "+format, a...)))
@@ -73,9 +75,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // configure reads the flags and the agent config they name, expands
-// variables with lookup (this process's environment) and applies the flag
+// variables through secrets (the --env-file values, then this process's
+// environment), which remembers them for redaction, and applies the flag
 // overrides.
-func configure(args []string, stderr io.Writer, lookup agentconfig.Lookup) (*agentconfig.Config, error) {
+func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*agentconfig.Config, error) {
 	fs := flag.NewFlagSet("terraform-provider-a2a "+Subcommand, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported as one line by the caller
 	configFile := fs.String("config", "", "read the agent config (TOML) from `file`")
@@ -83,6 +86,8 @@ func configure(args []string, stderr io.Writer, lookup agentconfig.Lookup) (*age
 	host := fs.String("host", "", "listen on `host`, overriding [server] host")
 	port := fs.Int("port", 0, "listen on `port`, overriding [server] http_port; 0 picks a free port")
 	advertisedURL := fs.String("advertised-url", "", "advertise `URL` as the endpoint, overriding [server] advertised_url")
+	envFile := fs.String(strings.TrimPrefix(secretfile.Flag, "--"), "",
+		"read variables for ${VAR} from `file` (a JSON object of names to values), ahead of the environment")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -107,7 +112,14 @@ func configure(args []string, stderr io.Writer, lookup agentconfig.Lookup) (*age
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	writtenToken := cfg.Auth.BearerToken
-	if err := cfg.Expand(lookup); err != nil {
+	if *envFile != "" {
+		values, err := secretfile.Read(*envFile)
+		if err != nil {
+			return nil, err
+		}
+		secrets.preferred = values
+	}
+	if err := cfg.Expand(secrets.lookup); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := checkBearerToken(writtenToken, cfg.Auth.BearerToken); err != nil {

@@ -218,3 +218,28 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// TestEnvFileValuesComeFirst starts the host the way the runtimes pass
+// write-only values: in a file, which wins over the environment, and whose
+// values never reach the host's log.
+func TestEnvFileValuesComeFirst(t *testing.T) {
+	port := strconv.Itoa(freePort(t))
+	envFile := filepath.Join(t.TempDir(), "env.json")
+	if err := os.WriteFile(envFile, []byte(`{"GREETING": "from-the-file-7f3a"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	toml := "[agent]\nname = \"Greeter\"\ndescription = \"${GREETING}, ${PLACE}\"\n"
+	p := execHost(t, []string{"AGENTHOST_TEST_CONFIG=" + toml, "GREETING=from the environment", "PLACE=here"},
+		"--config-env", "AGENTHOST_TEST_CONFIG", "--port", port, "--env-file", envFile)
+	p.waitReady(t)
+	var c a2a.AgentCard
+	if err := json.Unmarshal(getCard(t, "http://127.0.0.1:"+port+"/.well-known/agent-card.json"), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Description != "from-the-file-7f3a, here" {
+		t.Errorf("card description %q, want the file's value and the environment's", c.Description)
+	}
+	if strings.Contains(p.stdout.String()+p.stderr.String(), "7f3a") {
+		t.Errorf("the host logged a write-only value:\n%s", p.stdout.String())
+	}
+}

@@ -25,12 +25,19 @@ type redactor struct {
 // expansionRecorder is a lookup that remembers what each variable
 // expanded to.
 type expansionRecorder struct {
+	// preferred are the agent's write-only values, which take precedence
+	// over its environment.
+	preferred map[string]string
+
 	mu     sync.Mutex
 	values map[string]string
 }
 
 func (e *expansionRecorder) lookup(name string) (string, bool) {
-	v, ok := os.LookupEnv(name)
+	v, ok := e.preferred[name]
+	if !ok {
+		v, ok = os.LookupEnv(name)
+	}
 	if ok && len(v) >= minRedactedLength {
 		e.mu.Lock()
 		if e.values == nil {

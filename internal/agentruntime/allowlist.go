@@ -2,6 +2,7 @@ package agentruntime
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,9 +45,11 @@ func (a *EnvAllowlist) Validate() error {
 }
 
 // CheckEnv checks the raw config, before it is parsed, against the allowlist
-// (nil denies all) and returns the variables to inject: those the config
-// references and the allowlist allows. Every disallowed reference is named.
-func CheckEnv(allow *EnvAllowlist, raw []byte) ([]string, error) {
+// (nil denies all) and the names of the agent's write-only values, and
+// returns the variables to inject from the provider's environment: those the
+// config references and the allowlist allows, unless a write-only value of
+// the same name takes their place. Every disallowed reference is named.
+func CheckEnv(allow *EnvAllowlist, written []string, raw []byte) ([]string, error) {
 	allowed := map[string]bool{}
 	for _, v := range ExemptVariables {
 		allowed[v] = true
@@ -59,6 +62,7 @@ func CheckEnv(allow *EnvAllowlist, raw []byte) ([]string, error) {
 	var inject, denied []string
 	for _, ref := range agentconfig.References(raw) {
 		switch {
+		case slices.Contains(written, ref):
 		case !allowed[ref]:
 			denied = append(denied, ref)
 		case !isExempt(ref):
@@ -85,10 +89,10 @@ func disallowedMessage(allow *EnvAllowlist, raw []byte, denied []string) string 
 	var b strings.Builder
 	fmt.Fprintf(&b, "the agent config references disallowed variables %s: ", strings.Join(named, ", "))
 	if allow != nil {
-		fmt.Fprintf(&b, "env allowlist %q does not allow them. Add them to its variables, or remove the references", allow.Name)
+		fmt.Fprintf(&b, "env allowlist %q does not allow them and env_wo gives them no value. Add them to the allowlist's variables, give them values in env_wo, or remove the references", allow.Name)
 	} else {
-		b.WriteString("the agent names no env_allowlist, so it may reference no variable. List them in an " +
-			"a2a_env_allowlist and name it in env_allowlist, or remove the references")
+		b.WriteString("the agent names no env_allowlist, so it may reference only its env_wo values. List them in an " +
+			"a2a_env_allowlist and name it in env_allowlist, give them values in env_wo, or remove the references")
 	}
 	if inComment {
 		b.WriteString(" (a reference in a comment counts too: the config is checked as written, before it is parsed)")

@@ -31,7 +31,7 @@ func TestCheckEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inject, err := CheckEnv(tt.allow, []byte(tt.config))
+			inject, err := CheckEnv(tt.allow, nil, []byte(tt.config))
 			if tt.wantDenied != nil {
 				var rerr *Error
 				if !errors.As(err, &rerr) || !errors.Is(err, ErrDisallowedEnv) {

@@ -18,6 +18,8 @@ const (
 	KindBackend
 	KindDisallowedEnv
 	KindUnsupported
+	// KindUnsetEnv: a variable the config needs has no value and no default.
+	KindUnsetEnv
 )
 
 // Sentinels for errors.Is: errors.Is(err, ErrNotFound) holds for every
@@ -31,6 +33,7 @@ var (
 	ErrBackend        = &Error{Kind: KindBackend}
 	ErrDisallowedEnv  = &Error{Kind: KindDisallowedEnv}
 	ErrUnsupported    = &Error{Kind: KindUnsupported}
+	ErrUnsetEnv       = &Error{Kind: KindUnsetEnv}
 )
 
 // Error is a runtime error: what was attempted, on which agent, and what the

@@ -1,6 +1,11 @@
 package agentruntime
 
 import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -20,7 +25,7 @@ func Prepare(spec Spec) (Prepared, error) {
 	var inject []string
 	if !spec.AllowlistPending {
 		var err error
-		if inject, err = CheckEnv(spec.Allowlist, spec.Config); err != nil {
+		if inject, err = CheckEnv(spec.Allowlist, spec.Secrets.Names(), spec.Config); err != nil {
 			return Prepared{}, err
 		}
 	}
@@ -31,5 +36,43 @@ func Prepare(spec Spec) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, &Error{Kind: KindInvalidConfig, Op: "provision", Err: err}
 	}
+	// A pending allowlist may allow any reference: the completeness check
+	// then asks only that each has a value somewhere.
+	mayInject := inject
+	if spec.AllowlistPending {
+		mayInject = agentconfig.References(spec.Config)
+	}
+	if err := checkComplete(cfg, spec.Secrets, mayInject); err != nil {
+		return Prepared{}, err
+	}
 	return Prepared{Config: cfg, InjectedEnv: inject}, nil
+}
+
+// checkComplete makes sure every variable the config needs has a value:
+// a write-only one, an allowlisted variable set in the provider's
+// environment (where the agent's start reads it), an adapter-owned one, or
+// a default. Otherwise the agent would refuse to start, after the agent it
+// replaces had been stopped.
+func checkComplete(cfg *agentconfig.Config, secrets SecretValues, inject []string) error {
+	missing := cfg.Unresolved(func(name string) (string, bool) {
+		if _, ok := secrets[name]; ok || isExempt(name) {
+			return "", true
+		}
+		if !slices.Contains(inject, name) {
+			return "", false
+		}
+		return os.LookupEnv(name)
+	})
+	if len(missing) == 0 {
+		return nil
+	}
+	sites := agentconfig.FirstReferences(cfg.Raw())
+	named := make([]string, len(missing))
+	for i, v := range missing {
+		named[i] = fmt.Sprintf("%s (%s)", v, sites[v])
+	}
+	return &Error{Kind: KindUnsetEnv, Op: "provision", ID: cfg.ID(), Vars: missing,
+		Msg: fmt.Sprintf("the agent config references variables that have no value and no default: %s. Set them in the "+
+			"environment terraform runs in (they are allowlisted), give them values in env_wo, or write a default "+
+			"as ${NAME:-default}", strings.Join(named, ", "))}
 }

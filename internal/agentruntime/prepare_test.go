@@ -10,39 +10,58 @@ import (
 )
 
 func TestPrepare(t *testing.T) {
-	allow := &EnvAllowlist{Name: "keys", Variables: []string{"SIGNING_KEY"}}
+	allow := &EnvAllowlist{Name: "keys", Variables: []string{"SIGNING_KEY", "UNSET_TOKEN"}}
 	tests := []struct {
 		name       string
 		allow      *EnvAllowlist
+		secrets    SecretValues
 		config     string
 		wantInject []string
 		wantKind   Kind // zero: Prepare succeeds
 		wantText   []string
 	}{
-		{"valid", nil, "[agent]\nname = \"a\"\n", nil, 0, nil},
+		{"valid", nil, nil, "[agent]\nname = \"a\"\n", nil, 0, nil},
 		{
-			"signing key from an allowlisted variable is left to the start", allow,
+			"signing key from an allowlisted variable is left to the start", allow, nil,
 			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"${SIGNING_KEY}\"\n", []string{"SIGNING_KEY"}, 0, nil,
 		},
 		{
-			"literal signing key that is not a key", nil,
+			"allowlisted variable unset in the environment", allow, nil,
+			"[agent]\nname = \"a\"\n[auth]\nbearer_token = \"${UNSET_TOKEN}\"\n",
+			nil, KindUnsetEnv, []string{"UNSET_TOKEN (agent config line 4, column 17)", "env_wo"},
+		},
+		{
+			"allowlisted variable unset but defaulted", allow, nil,
+			"[agent]\nname = \"a\"\ndescription = \"${UNSET_TOKEN:-none}\"\n", []string{"UNSET_TOKEN"}, 0, nil,
+		},
+		{
+			"write-only value needs no allowlist and is not injected", nil, SecretValues{"UNSET_TOKEN": "s3cret"},
+			"[agent]\nname = \"a\"\n[auth]\nbearer_token = \"${UNSET_TOKEN}\"\n", nil, 0, nil,
+		},
+		{
+			"write-only value takes the place of an allowlisted variable", allow, SecretValues{"SIGNING_KEY": "pem"},
+			"[agent]\nname = \"a\"\ndescription = \"${SIGNING_KEY}\"\n", nil, 0, nil,
+		},
+		{
+			"literal signing key that is not a key", nil, nil,
 			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"not a key\"\n", nil, KindInvalidConfig,
 			[]string{"line 4, column 1", "[card] signing key: no PEM private key found"},
 		},
 		{
-			"config the parser refuses", nil,
+			"config the parser refuses", nil, nil,
 			"[agent]\nname = \"a\"\n[server]\nhost = \"${HOST}\"\n", nil, KindInvalidConfig,
 			[]string{"line 4, column 1", "server.host must be literal"},
 		},
 		{
-			"disallowed variable is named before anything is parsed", nil,
+			"disallowed variable is named before anything is parsed", nil, nil,
 			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"${SIGNING_KEY}\"\ncolour = 1\n", nil, KindDisallowedEnv,
 			[]string{"SIGNING_KEY"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Prepare(Spec{Config: []byte(tt.config), Allowlist: tt.allow})
+			t.Setenv("SIGNING_KEY", "from the environment")
+			p, err := Prepare(Spec{Config: []byte(tt.config), Allowlist: tt.allow, Secrets: tt.secrets})
 			if tt.wantKind == 0 {
 				if err != nil {
 					t.Fatalf("Prepare() = %v, want no error", err)

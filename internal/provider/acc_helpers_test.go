@@ -93,21 +93,19 @@ func indent(s string) string {
 }
 
 // brokenAgent declares an agent that passes every plan-time check but whose
-// host exits at start: its config references the allowlisted variable
-// unset, which this method removes from the test's environment. It returns
-// that declaration, and the allowlist alone for steps that fix the agent.
-func (a *accTest) brokenAgent(name, unset, allowlistName, createTimeout string) (broken, allowlist string) {
-	a.t.Setenv(unset, "")
-	if err := os.Unsetenv(unset); err != nil {
-		a.t.Fatal(err)
-	}
+// host exits at start: its bearer token is the allowlisted variable empty,
+// which this method sets so in the test's environment (an empty token would
+// turn authentication off, so the host refuses it). It returns that
+// declaration, and the allowlist alone for steps that fix the agent.
+func (a *accTest) brokenAgent(name, empty, allowlistName, createTimeout string) (broken, allowlist string) {
+	a.t.Setenv(empty, "")
 	allowlist = fmt.Sprintf(`
 resource "a2a_env_allowlist" "test" {
   name      = %q
   variables = [%q]
 }
-`, allowlistName, unset)
-	broken = a.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"$${%s}\"\n", name, unset),
+`, allowlistName, empty)
+	broken = a.agent(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"\n", name, empty),
 		"  env_allowlist = a2a_env_allowlist.test.name",
 		fmt.Sprintf("  timeouts {\n    create = %q\n  }", createTimeout)) + allowlist
 	return broken, allowlist
@@ -209,29 +207,32 @@ func waitGone(pid int) bool {
 
 // checkCard fetches the card the agent serves and checks its description.
 func checkCard(check func(description string) error) resource.TestCheckFunc {
-	return resource.TestCheckResourceAttrWith(agentAddr, "card_url", func(url string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return fmt.Errorf("fetch card: %w", err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("fetch card %s: status %s", url, resp.Status)
-		}
-		var card struct {
-			Description string `json:"description"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&card); err != nil {
-			return fmt.Errorf("decode card %s: %w", url, err)
-		}
-		return check(card.Description)
-	})
+	return resource.TestCheckResourceAttrWith(agentAddr, "card_url", func(url string) error { return fetchCard(url, check) })
+}
+
+// fetchCard fetches the card at url and checks its description.
+func fetchCard(url string, check func(description string) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("fetch card: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("fetch card %s: status %s", url, resp.Status)
+	}
+	var card struct {
+		Description string `json:"description"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&card); err != nil {
+		return fmt.Errorf("decode card %s: %w", url, err)
+	}
+	return check(card.Description)
 }
 
 func descriptionIs(want string) func(string) error {
@@ -245,9 +246,10 @@ func descriptionIs(want string) func(string) error {
 
 // checkNotPersisted proves secret reached neither Terraform state (as
 // Terraform reports it and as its files hold it) nor any file of the state
-// dir. It first proves it can see the state files, so it cannot pass by
-// looking nowhere.
-func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
+// dir but kept, files (relative to the state dir) that must hold it. It
+// first proves it can see the state files, so it cannot pass by looking
+// nowhere.
+func (a *accTest) checkNotPersisted(secret string, kept ...string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		for _, m := range s.Modules {
 			for name, r := range m.Resources {
@@ -258,7 +260,7 @@ func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
 				}
 			}
 		}
-		stateFiles := 0
+		stateFiles, keptFound := 0, 0
 		for _, root := range []string{a.workDir, a.stateDir} {
 			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
@@ -271,6 +273,14 @@ func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
 				if strings.HasSuffix(p, ".tfstate") && bytes.Contains(data, []byte(`"a2a_`)) {
 					stateFiles++
 				}
+				rel, _ := filepath.Rel(a.stateDir, p)
+				if slices.Contains(kept, rel) {
+					if !bytes.Contains(data, []byte(secret)) {
+						return fmt.Errorf("%s does not hold the secret value", p)
+					}
+					keptFound++
+					return nil
+				}
 				if bytes.Contains(data, []byte(secret)) {
 					return fmt.Errorf("secret value found in %s", p)
 				}
@@ -282,6 +292,9 @@ func (a *accTest) checkNotPersisted(secret string) resource.TestCheckFunc {
 		}
 		if stateFiles == 0 {
 			return fmt.Errorf("found no terraform state file holding an a2a resource or data source under %s", a.workDir)
+		}
+		if keptFound != len(kept) {
+			return fmt.Errorf("found %d of the files %v that must hold the secret value in %s", keptFound, kept, a.stateDir)
 		}
 		return nil
 	}

@@ -40,13 +40,15 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	ctx = tflog.SetField(ctx, "agent_id", id)
 	allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
 	resp.Diagnostics.Append(diags...)
+	secrets, diags := appliedWriteOnly(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	// Create only, checked by the runtime as it creates: another resource
 	// whose name gives the same id, or another run on the same runtime,
 	// may be creating this agent right now, and only one may own it.
-	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, CreateOnly: true})
+	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, CreateOnly: true})
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindConflict):
 		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent already exists",
@@ -128,6 +130,8 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if change.provision {
 		allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
 		resp.Diagnostics.Append(diags...)
+		secrets, diags := appliedWriteOnly(ctx, req.Config)
+		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -145,7 +149,9 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 				fmt.Sprintf("The agent id changed from %q to %q, which needs a new agent. Run terraform apply again to replace it.", id, cfg.ID()))
 			return
 		}
-		if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow}); err != nil {
+		// The runtime checks that every variable has a value before it
+		// touches the running agent, which keeps running when one has not.
+		if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets}); err != nil {
 			// No ordering hint: by now any change to the allowlist this
 			// agent refers to has been applied.
 			resp.Diagnostics.Append(configDiags(err, nil)...)
@@ -277,13 +283,15 @@ func (r *agentResource) logTail(ctx context.Context, id string) string {
 	return fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
 }
 
-// allowlist loads the allowlist an agent names; nil when it names none.
-func (r *agentResource) allowlist(ctx context.Context, name types.String) (*agentruntime.EnvAllowlist, diag.Diagnostics) {
+// allowlist loads the allowlist an agent names, as stored: by apply, any
+// change to it this plan makes is applied. Nil when the agent names none.
+func (r *agentResource) allowlist(ctx context.Context, value types.String) (*agentruntime.EnvAllowlist, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if name.IsNull() || name.ValueString() == "" {
+	name := allowlistName(value)
+	if name == "" {
 		return nil, diags
 	}
-	allow, err := r.deps.allowlists.Get(ctx, name.ValueString())
+	allow, err := r.deps.allowlists.Get(ctx, name)
 	if err != nil {
 		diags.AddAttributeError(path.Root("env_allowlist"), "Cannot read env allowlist", err.Error())
 		return nil, diags

@@ -22,6 +22,7 @@ import (
 // the variable, and succeeds once the same apply gives it back, so the
 // agent is never stuck behind its own plan.
 func TestAgentPlan_allowlistShrinks(t *testing.T) {
+	t.Setenv("A2A_SHRINK_A", "a")
 	allowlist := func(variables string) string {
 		return `resource "a2a_env_allowlist" "list" {
   name      = "shrinking"
@@ -125,7 +126,7 @@ func TestPlanAgent_allowlistUnderUnchangedConfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			prior, plan := model(true, tt.priorInjected), model(tt.running, tt.priorInjected)
 			env := plannedAllowlist{known: true, allowlist: &agentruntime.EnvAllowlist{Name: "team", Variables: tt.allowed}}
-			replace, diags := planAgent(context.Background(), memory.New(), prior, plan, env)
+			replace, diags := planAgent(context.Background(), memory.New(), prior, plan, env, writeOnly{known: true})
 			if replace {
 				t.Fatal("planAgent asks to replace an agent whose name is unchanged")
 			}

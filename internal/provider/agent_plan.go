@@ -26,9 +26,14 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 	}
 	raw := []byte(config.ValueString())
 	if allowlist.IsNull() {
-		// No allowlist denies every variable; no store is needed to know that.
-		if _, err := agentruntime.CheckEnv(nil, raw); err != nil {
-			resp.Diagnostics.Append(configDiags(err, nil)...)
+		// No allowlist denies every variable but the write-only ones; no
+		// store is needed to know that.
+		values, known, diags := writeOnlyValues(ctx, req.Config)
+		resp.Diagnostics.Append(diags...)
+		if !diags.HasError() {
+			if _, err := agentruntime.CheckEnv(nil, plannedWriteOnly(values, known, raw).Names(), raw); err != nil {
+				resp.Diagnostics.Append(configDiags(err, nil)...)
+			}
 		}
 	}
 	cfg, err := agentconfig.Parse(raw)
@@ -58,6 +63,8 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	env, diags := r.plannedAllowlist(ctx, plan.EnvAllowlist)
 	resp.Diagnostics.Append(diags...)
+	values, known, diags := writeOnlyValues(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -65,7 +72,7 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if r.deps != nil {
 		rt = r.deps.runtime
 	}
-	replace, diags := planAgent(ctx, rt, prior, &plan, env)
+	replace, diags := planAgent(ctx, rt, prior, &plan, env, writeOnly{values: values, known: known})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -86,17 +93,27 @@ type plannedAllowlist struct {
 	allowlist *agentruntime.EnvAllowlist // nil denies every variable
 }
 
-// plannedAllowlist reads the named allowlist from the store. One that is
-// not stored yet may be created by this same plan, so it is left to apply.
-func (r *agentResource) plannedAllowlist(ctx context.Context, name types.String) (plannedAllowlist, diag.Diagnostics) {
+// plannedAllowlist is the allowlist a reference carries, or else the named
+// one as stored. One that is not stored yet may be created by this same
+// plan, so it is left to apply.
+func (r *agentResource) plannedAllowlist(ctx context.Context, value types.String) (plannedAllowlist, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	switch {
-	case name.IsUnknown() || r.deps == nil:
+	case value.IsUnknown():
 		return plannedAllowlist{}, diags
-	case name.IsNull():
+	case value.IsNull():
 		return plannedAllowlist{known: true}, diags
 	}
-	allow, err := r.deps.allowlists.Get(ctx, name.ValueString())
+	parsed, err := parseAllowlist(value.ValueString())
+	switch {
+	case err != nil:
+		return plannedAllowlist{}, diags // the attribute's validator reports it
+	case parsed.planned != nil:
+		return plannedAllowlist{known: true, allowlist: parsed.planned}, diags
+	case r.deps == nil:
+		return plannedAllowlist{}, diags
+	}
+	allow, err := r.deps.allowlists.Get(ctx, parsed.name)
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindNotFound):
 		return plannedAllowlist{}, diags
@@ -105,6 +122,12 @@ func (r *agentResource) plannedAllowlist(ctx context.Context, name types.String)
 		return plannedAllowlist{}, diags
 	}
 	return plannedAllowlist{known: true, allowlist: &allow}, diags
+}
+
+// writeOnly is what the plan knows of the agent's env_wo values.
+type writeOnly struct {
+	values agentruntime.SecretValues
+	known  bool // false: the map is not known yet, so any reference may be in it
 }
 
 // agentChange is what applying a plan does to an existing agent. Plan and
@@ -129,9 +152,11 @@ func changeOf(prior, plan *agentModel) agentChange {
 	return c
 }
 
-// specChanged reports whether the config or the allowlist it names changed.
+// specChanged reports whether the config, the allowlist it names or the
+// version of its write-only values changed.
 func specChanged(prior, plan *agentModel) bool {
-	return !plan.Config.Equal(prior.Config) || !plan.EnvAllowlist.Equal(prior.EnvAllowlist)
+	return !plan.Config.Equal(prior.Config) || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
+		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion)
 }
 
 // injectedChanged reports whether the plan gives the agent other variables
@@ -148,7 +173,7 @@ func injectedChanged(prior, plan *agentModel) bool {
 
 // planAgent checks the planned config and sets the computed values the plan
 // can know. It reports whether the change needs a new agent (a new id).
-func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentModel, env plannedAllowlist) (bool, diag.Diagnostics) {
+func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentModel, env plannedAllowlist, wo writeOnly) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var cfg *agentconfig.Config
 	if plan.Config.IsUnknown() {
@@ -171,7 +196,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	switch {
 	case prior == nil || specChanged(prior, plan):
 		if cfg != nil && rt != nil {
-			injected, d := checkSpec(ctx, rt, cfg, env)
+			injected, d := checkSpec(ctx, rt, cfg, env, wo)
 			diags.Append(d...)
 			if injected != nil {
 				plan.InjectedEnv = stringList(injected)
@@ -183,12 +208,15 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		// here: this same plan may give it back, and the allowlist's update
 		// is applied before the agent's. injected_env left unknown makes
 		// apply provision the agent again, checking the allowlist then.
-		injected, err := agentruntime.CheckEnv(env.allowlist, cfg.Raw())
+		written := plannedWriteOnly(wo.values, wo.known, cfg.Raw())
+		injected, err := agentruntime.CheckEnv(env.allowlist, written.Names(), cfg.Raw())
 		if err != nil {
 			diags.Append(revokedDiags(err, cfg.ID(), env.allowlist)...)
 			break
 		}
-		plan.InjectedEnv = stringList(orEmpty(injected))
+		if wo.known {
+			plan.InjectedEnv = stringList(orEmpty(injected))
+		}
 	default:
 		// Stopping needs no variable, and an allowlist not known yet is
 		// checked when the agent is next provisioned.
@@ -207,16 +235,17 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 // checkSpec runs the runtime's own checks, returning the variables the agent
 // will receive when the allowlist is known. An allowlist not known yet is
 // checked at apply; every other check is made now.
-func checkSpec(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config, env plannedAllowlist) ([]string, diag.Diagnostics) {
+func checkSpec(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config, env plannedAllowlist, wo writeOnly) ([]string, diag.Diagnostics) {
 	raw := cfg.Raw()
-	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known}
+	written := plannedWriteOnly(wo.values, wo.known, raw)
+	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known, Secrets: written}
 	if err := rt.Check(ctx, spec); err != nil {
 		return nil, configDiags(err, env.allowlist)
 	}
-	if !env.known {
+	if !env.known || !wo.known {
 		return nil, nil
 	}
-	injected, err := agentruntime.CheckEnv(env.allowlist, raw)
+	injected, err := agentruntime.CheckEnv(env.allowlist, written.Names(), raw)
 	if err != nil {
 		return nil, configDiags(err, env.allowlist)
 	}
@@ -282,10 +311,14 @@ func configDiags(err error, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
 	detail := agentruntime.Detail(err)
 	if agentruntime.IsKind(err, agentruntime.KindDisallowedEnv) {
 		if allow != nil {
-			detail += fmt.Sprintf(" If this same change adds them to env allowlist %q, apply that first "+
-				"(terraform apply -target on the a2a_env_allowlist), then plan again.", allow.Name)
+			detail += fmt.Sprintf(" If this same change adds them to env allowlist %q, set env_allowlist to its "+
+				"reference (a2a_env_allowlist.<name>.reference), which carries the variables it is about to have.", allow.Name)
 		}
 		diags.AddAttributeError(at, "Agent config references disallowed variables", detail)
+		return diags
+	}
+	if agentruntime.IsKind(err, agentruntime.KindUnsetEnv) {
+		diags.AddAttributeError(at, "Agent config references variables without a value", detail)
 		return diags
 	}
 	diags.AddAttributeError(at, "Agent config refused by the runtime", detail)

@@ -52,6 +52,7 @@ func memCfg(toml string, extra ...string) string {
 // adapter, which computed values each kind of change leaves known. After
 // every apply the test framework also proves the next plan is empty.
 func TestAgentPlan(t *testing.T) {
+	t.Setenv("A2A_PLAN_ALLOWED", "allowed")
 	v1 := echoConfig("Plan Agent", "one")
 	v2 := echoConfig("Plan Agent", "two")
 	v2sha := agentconfig.Digest([]byte(heredocText(v2)))
@@ -204,7 +205,7 @@ func TestChangeOf(t *testing.T) {
 
 func TestConfigDiags(t *testing.T) {
 	_, parseErr := agentconfig.Parse([]byte("[agent]\nname = \"x\"\nbogus = 1\n"))
-	_, envErr := agentruntime.CheckEnv(&agentruntime.EnvAllowlist{Name: "team"}, []byte("x = \"${SECRET_A}\""))
+	_, envErr := agentruntime.CheckEnv(&agentruntime.EnvAllowlist{Name: "team"}, nil, []byte("x = \"${SECRET_A}\""))
 	tests := []struct {
 		name       string
 		err        error
@@ -238,6 +239,10 @@ func TestConfigDiags(t *testing.T) {
 func TestExamplesPlan(t *testing.T) {
 	for _, name := range []string{"a2a_agent", "a2a_env_allowlist"} {
 		t.Run(name, func(t *testing.T) {
+			// What a user of the examples sets: the allowlisted key and the
+			// ephemeral variable.
+			t.Setenv("OPENAI_API_KEY", "example-key")
+			t.Setenv("TF_VAR_assistant_token", "example-token")
 			example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", name, "resource.tf"))
 			if err != nil {
 				t.Fatal(err)

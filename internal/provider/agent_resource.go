@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -53,6 +54,8 @@ type agentModel struct {
 	Name           types.String   `tfsdk:"name"`
 	Config         types.String   `tfsdk:"config"`
 	EnvAllowlist   types.String   `tfsdk:"env_allowlist"`
+	EnvWO          types.Map      `tfsdk:"env_wo"` // always null here: Terraform passes it in config only
+	EnvWOVersion   types.Int64    `tfsdk:"env_wo_version"`
 	Running        types.Bool     `tfsdk:"running"`
 	WaitForHealthy types.Bool     `tfsdk:"wait_for_healthy"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
@@ -80,31 +83,36 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"answers when `wait_for_healthy` is true) and 1 minute for delete. Stopping an agent waits up to the provider's " +
 			"`stop_grace_period` (10 seconds by default) before it is killed, within the update or delete timeout, so keep " +
 			"those timeouts well above it.\n\n" +
-			"Changing the value of a variable the agent receives does not restart it: it keeps the value it started with. " +
+			"Secrets reach an agent three ways, compared in the [secrets guide](../guides/secrets.md): allowlisted variables " +
+			"of the provider's environment (`env_allowlist`), write-only values (`env_wo`, never in state) and literals " +
+			"(warned at plan, stored in state). Every `${VAR}` the config references must have a value at plan: from " +
+			"`env_wo`, from an allowlisted variable set in the provider's environment, or from a `${VAR:-default}`.\n\n" +
+			"Changing the value of an allowlisted variable does not restart the agent: it keeps the value it started with. " +
 			"To roll out a new value, such as a rotated secret, run `terraform apply -replace=a2a_agent.<name>`. On the " +
-			"container adapter the values sit in the container's environment, readable with `docker inspect` on the " +
-			"engine host.",
+			"container adapter those values sit in the container's environment, readable with `docker inspect` on the " +
+			"engine host. For `env_wo` values, bump `env_wo_version` instead.",
 		Attributes: map[string]schema.Attribute{
 			"config": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `runtime`). " +
 					"`agent.name` is required and its slug is the agent id, so changing the name replaces the agent; other changes " +
-					"restart it in place. `${VAR}` and `${VAR:-default}` are expanded by the agent host from the variables " +
-					"`env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
+					"restart it in place. `${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
+					"variables `env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
 					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`) as `${VAR}` references: the plan warns " +
 					"about a literal one, which would be stored in state and shown in plans.",
 			},
 			"env_allowlist": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Name of the `a2a_env_allowlist` whose variables the config may reference. " +
-					"Without it the config may reference no variable at all. Changing it restarts the agent. " +
-					"The plan checks a changed config against the allowlist as the provider has stored it, so adding a variable " +
-					"to an allowlist and referencing it in the same change takes two applies: apply the allowlist first (or " +
-					"`terraform apply -target` it), then the agent. Taking away a variable an unchanged config still references " +
+				MarkdownDescription: "The `a2a_env_allowlist` whose variables the config may reference: its `reference` " +
+					"(`a2a_env_allowlist.<name>.reference`), or its name. Without it the config may reference only `env_wo` " +
+					"values. Naming another allowlist restarts the agent. The reference carries the variables the allowlist " +
+					"will have, so that adding a variable to an allowlist and referencing it in the same change takes one " +
+					"apply; with a bare name the plan checks the allowlist as the provider has stored it, so the same change " +
+					"takes two (apply the allowlist first). Taking away a variable an unchanged config still references " +
 					"makes the agent's next plan warn and provision it again; that apply, which runs after the allowlist's own " +
 					"update when `env_allowlist` refers to the `a2a_env_allowlist` resource, checks the allowlist again and fails " +
 					"naming the variable if it is still not allowed, or succeeds if the same apply gave it back.",
-				Validators: []validator.String{slugValidator()},
+				Validators: []validator.String{allowlistRefValidator()},
 			},
 			"running": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -157,6 +165,7 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, writeOnlyAttributes())
 }
 
 func (r *agentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -185,7 +194,10 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 	m.Health = types.StringValue(string(a.Health))
 	if len(a.Config) > 0 {
 		m.Config = types.StringValue(string(a.Config))
-		m.EnvAllowlist = optionalString(a.EnvAllowlist)
+		// The runtime records the name; a reference naming it stays.
+		if allowlistName(m.EnvAllowlist) != a.EnvAllowlist {
+			m.EnvAllowlist = optionalString(a.EnvAllowlist)
+		}
 	}
 	if m.WaitForHealthy.IsNull() || m.WaitForHealthy.IsUnknown() {
 		// An imported agent has no value yet; the default keeps the first

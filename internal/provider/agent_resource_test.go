@@ -396,9 +396,9 @@ func TestAccAgent_planTimeErrors(t *testing.T) {
 func TestAccAgent_failedStartIsTainted(t *testing.T) {
 	acc := newAccTest(t)
 	// The config passes every plan-time check, but the variable it needs is
-	// unset, so the agent host exits at start naming it.
-	const unset = "A2A_ACC_UNSET_VAR"
-	broken, allowlist := acc.brokenAgent("Acc Broken", unset, "acc-broken", "20s")
+	// empty, so the agent host exits at start naming it.
+	const empty = "A2A_ACC_EMPTY_VAR"
+	broken, allowlist := acc.brokenAgent("Acc Broken", empty, "acc-broken", "20s")
 	fixed := acc.agent(echoConfig("Acc Broken", "fixed")) + allowlist
 
 	resource.Test(t, resource.TestCase{
@@ -408,7 +408,7 @@ func TestAccAgent_failedStartIsTainted(t *testing.T) {
 			{
 				Config: broken,
 				ExpectError: regexp.MustCompile(`(?s)Agent acc-broken did not start.*Last\s+\d+\s+lines\s+of\s+the\s+agent's\s+log.*` +
-					`unset\s+variables\s+with\s+no\s+default:\s+` + unset),
+					`expands\s+to\s+an\s+empty\s+token.*set\s+` + empty),
 			},
 			{
 				// The failed agent was saved tainted, so even an in-place

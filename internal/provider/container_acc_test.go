@@ -418,8 +418,8 @@ resource "a2a_env_allowlist" "test" {
 func TestAccContainerAgent_failedStartIsStopped(t *testing.T) {
 	c := newContainerAccTest(t)
 	name, id := c.agentName("Acc Ctr Broken")
-	const unset = "A2A_ACC_CTR_UNSET_VAR"
-	broken, _ := c.brokenAgent(name, unset, "acc-ctr-broken", "30s")
+	const empty = "A2A_ACC_CTR_EMPTY_VAR"
+	broken, _ := c.brokenAgent(name, empty, "acc-ctr-broken", "30s")
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -427,7 +427,7 @@ func TestAccContainerAgent_failedStartIsStopped(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      broken,
-				ExpectError: regexp.MustCompile(`(?s)Agent ` + id + ` did not start.*` + unset),
+				ExpectError: regexp.MustCompile(`(?s)Agent ` + id + ` did not start.*` + empty),
 			},
 			{
 				// Still there (tainted), but no longer restarting.

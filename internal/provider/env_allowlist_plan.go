@@ -16,11 +16,13 @@ import (
 
 var _ resource.ResourceWithModifyPlan = (*envAllowlistResource)(nil)
 
-// ModifyPlan warns about agents a change takes variables from: each keeps
-// receiving them until it is provisioned again, which its own next plan
-// then proposes, and which fails while its config still references them.
+// ModifyPlan plans the reference agents plan against, and warns about
+// agents a change takes variables from: each keeps receiving them until it
+// is provisioned again, which its own next plan then proposes, and which
+// fails while its config still references them.
 func (r *envAllowlistResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || r.deps == nil {
+	resp.Diagnostics.Append(planReference(ctx, req, resp)...)
+	if resp.Diagnostics.HasError() || req.State.Raw.IsNull() || r.deps == nil {
 		return // created: no agent can have received anything from it yet
 	}
 	var prior envAllowlistModel
@@ -115,5 +117,30 @@ func deletedAllowlistWarning(name string, agents []agentruntime.Agent) diag.Diag
 			"received until they are provisioned again, which then fails while they name the missing allowlist. "+
 			"Point them at another allowlist, or remove env_allowlist and their ${VAR} references.",
 			name, strings.Join(naming, ", ")))
+	return diags
+}
+
+// planReference sets the planned reference when name and variables are
+// known, so that agents referring to it are planned against them; when it
+// stays the same it is kept, so an unchanged allowlist plans no change.
+func planReference(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if req.Plan.Raw.IsNull() {
+		return diags
+	}
+	var plan envAllowlistModel
+	diags.Append(req.Plan.Get(ctx, &plan)...)
+	if diags.HasError() || plan.Name.IsUnknown() || plan.Variables.IsUnknown() {
+		return diags
+	}
+	var vars []string
+	for _, v := range plan.Variables.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() || s.IsNull() {
+			return diags // known at apply
+		}
+		vars = append(vars, s.ValueString())
+	}
+	diags.Append(resp.Plan.SetAttribute(ctx, path.Root("reference"), allowlistReference(plan.Name.ValueString(), vars))...)
 	return diags
 }

@@ -15,6 +15,8 @@ import (
 // checks which of them an allowlist change or delete warns about.
 func TestAllowlistPlanWarnings(t *testing.T) {
 	ctx := context.Background()
+	t.Setenv("GREETING", "hello")
+	t.Setenv("TOKEN", "token")
 	rt := memory.New()
 	team := &agentruntime.EnvAllowlist{Name: "team", Variables: []string{"GREETING", "TOKEN"}}
 	other := &agentruntime.EnvAllowlist{Name: "other", Variables: []string{"GREETING"}}

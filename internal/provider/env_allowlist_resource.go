@@ -36,6 +36,7 @@ type envAllowlistModel struct {
 	Name        types.String `tfsdk:"name"`
 	Variables   types.Set    `tfsdk:"variables"`
 	Description types.String `tfsdk:"description"`
+	Reference   types.String `tfsdk:"reference"`
 }
 
 func (r *envAllowlistResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -46,7 +47,7 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Names the variables of the provider's environment that agents naming this allowlist may " +
 			"reference as `${VAR}` in their config. Everything else is denied: an agent that names no allowlist may " +
-			"reference no variable at all. Only variable names are stored, in the provider's state directory; values " +
+			"reference only its write-only `env_wo` values. Agents refer to the allowlist by its `reference`. Only variable names are stored, in the provider's state directory; values " +
 			"are read from the provider's environment when an agent starts and never reach Terraform state. On the container " +
 			"adapter they sit in the container's environment, readable with `docker inspect` on the engine host. Removing a " +
 			"variable that agents currently receive, or deleting an allowlist agents name, makes the plan warn, naming them.",
@@ -73,6 +74,12 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 				Computed:            true,
 				Default:             stringdefault.StaticString(""),
 				MarkdownDescription: "What the allowlist is for.",
+			},
+			"reference": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "What an agent's `env_allowlist` refers to: the name and the variables, known at plan " +
+					"time. An agent that refers to it is planned against the variables this allowlist is about to have, so a " +
+					"variable added here can be referenced by the agent in the same apply.",
 			},
 		},
 	}
@@ -137,6 +144,7 @@ func (r *envAllowlistResource) Read(ctx context.Context, req resource.ReadReques
 		Name:        types.StringValue(allow.Name),
 		Variables:   vars,
 		Description: types.StringValue(allow.Description),
+		Reference:   types.StringValue(allowlistReference(allow.Name, allow.Variables)),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
@@ -183,5 +191,6 @@ func (r *envAllowlistResource) put(ctx context.Context, plan *envAllowlistModel)
 		return diags
 	}
 	plan.ID = types.StringValue(allow.Name)
+	plan.Reference = types.StringValue(allowlistReference(allow.Name, vars))
 	return diags
 }

@@ -14,11 +14,19 @@ resource "a2a_agent" "echo" {
   EOT
 }
 
-# An LLM agent whose key comes from the provider's environment at start.
-# $${...} escapes Terraform's own interpolation: the agent host expands the
-# reference, so the key never reaches Terraform state.
+# An LLM agent whose key comes from the provider's environment at start, and
+# whose bearer token is a write-only value from an ephemeral variable. $${...}
+# escapes Terraform's own interpolation: the agent host expands the references,
+# so neither value reaches Terraform state.
+variable "assistant_token" {
+  type      = string
+  ephemeral = true
+}
+
 resource "a2a_agent" "assistant" {
-  env_allowlist = a2a_env_allowlist.llm.name
+  # The reference carries the allowlist's planned variables, so a variable
+  # added to it can be used here in the same apply.
+  env_allowlist = a2a_env_allowlist.llm.reference
 
   config = <<-EOT
     [agent]
@@ -41,6 +49,12 @@ resource "a2a_agent" "assistant" {
     bearer_token = "$${ASSISTANT_TOKEN}"
   EOT
 
+  # Never stored in state; bump the version to roll out a new token.
+  env_wo = {
+    ASSISTANT_TOKEN = var.assistant_token
+  }
+  env_wo_version = 1
+
   timeouts {
     create = "3m"
   }
@@ -48,7 +62,7 @@ resource "a2a_agent" "assistant" {
 
 resource "a2a_env_allowlist" "llm" {
   name      = "llm-credentials"
-  variables = ["ASSISTANT_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL"]
+  variables = ["OPENAI_API_KEY", "OPENAI_BASE_URL"]
 }
 
 output "assistant_card_url" {

@@ -89,7 +89,7 @@ func removeScope(t testing.TB, scope string) {
 		return
 	}
 	for _, c := range res.Items {
-		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true}); err != nil {
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
 			t.Logf("cleanup: remove container %s: %v", c.ID, err)
 		}
 	}

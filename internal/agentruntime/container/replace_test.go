@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,16 +82,14 @@ func fetchCard(t *testing.T, url string) string {
 // waiting for it fails at once with a start failure and not at the end of
 // the wait.
 func TestRestartLoopFailsStart(t *testing.T) {
-	const unset = "A2A_TEST_NEVER_SET"
-	t.Setenv(unset, "")
-	if err := os.Unsetenv(unset); err != nil {
-		t.Fatal(err)
-	}
+	// An empty bearer token would turn authentication off: the host refuses it.
+	const empty = "A2A_TEST_EMPTY_TOKEN"
+	t.Setenv(empty, "")
 	rt := newRuntime(t, testOptions(t, newScope(t)))
 	ctx := testContext(t)
 	a, err := rt.Provision(ctx, agentruntime.Spec{
-		Config:    []byte("[agent]\nname = \"Restart Loop\"\ndescription = \"${" + unset + "}\"\n"),
-		Allowlist: &agentruntime.EnvAllowlist{Name: "test", Variables: []string{unset}},
+		Config:    []byte("[agent]\nname = \"Restart Loop\"\n[auth]\nbearer_token = \"${" + empty + "}\"\n"),
+		Allowlist: &agentruntime.EnvAllowlist{Name: "test", Variables: []string{empty}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +105,8 @@ func TestRestartLoopFailsStart(t *testing.T) {
 		t.Fatalf("WaitHealthy of an agent whose host exits at start = %s, %v; want a start failure", h, err)
 	}
 	logs, err := rt.Logs(ctx, a.ID, 20)
-	if err != nil || !strings.Contains(strings.Join(logs, "\n"), unset) {
-		t.Errorf("Logs = %q, %v; want the host's error naming %s", logs, err, unset)
+	if err != nil || !strings.Contains(strings.Join(logs, "\n"), empty) {
+		t.Errorf("Logs = %q, %v; want the host's error naming %s", logs, err, empty)
 	}
 }
 

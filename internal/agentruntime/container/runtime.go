@@ -99,6 +99,11 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	if err != nil {
 		return p, err
 	}
+	if p.Config.Runtime.Image != "" && len(spec.Secrets) > 0 {
+		return p, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", p.Config.ID(), nil,
+			"write-only values (env_wo %s) reach only the built-in agent host, not [runtime] image %q; pass them through an allowlisted variable instead",
+			strings.Join(spec.Secrets.Names(), ", "), p.Config.Runtime.Image)
+	}
 	if agentconfig.HasReference(p.Config.Runtime.Image) {
 		return p, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", p.Config.ID(), nil,
 			"[runtime] image %q must be literal: the image is chosen before the agent's environment exists", p.Config.Runtime.Image)
@@ -132,7 +137,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if existing != nil && spec.CreateOnly {
 		return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names()}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
 	}
@@ -143,6 +148,12 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	want := r.createOptions(b)
+	fill := func(containerID string) error {
+		if len(spec.Secrets) == 0 {
+			return nil
+		}
+		return r.writeSecrets(ctx, "provision", id, containerID, spec.Secrets)
+	}
 	var created string
 	switch {
 	case existing == nil:
@@ -152,10 +163,19 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			// engine's unique names let only one creation through.
 			return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 		}
+		if err == nil {
+			if err = fill(created); err != nil {
+				err = errors.Join(err, r.remove(ctx, "provision", id, created))
+			}
+		}
 	case unchanged(existing, want):
+		// The values may have changed: the caller restarts the agent.
+		if err := fill(existing.ID); err != nil {
+			return agentruntime.Agent{}, err
+		}
 		return r.agent(ctx, existing), nil
 	default:
-		created, err = r.replace(ctx, "provision", id, existing, want)
+		created, err = r.replace(ctx, "provision", id, existing, want, fill)
 	}
 	if err != nil {
 		return agentruntime.Agent{}, err
@@ -220,7 +240,15 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 		return err
 	}
 	if !unchanged(c, want) {
-		if containerID, err = r.replace(ctx, op, id, c, want); err != nil {
+		// The runtime was not given the values again: the new container
+		// takes them from the old one.
+		carry := func(created string) error {
+			if c.Config.Labels[labelWriteOnly] == "" {
+				return nil
+			}
+			return r.carrySecrets(ctx, op, id, c.ID, created)
+		}
+		if containerID, err = r.replace(ctx, op, id, c, want, carry); err != nil {
 			return err
 		}
 	}
@@ -248,7 +276,7 @@ func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.Con
 			"container %s lacks a usable agent config, port label or image label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
 	}
 	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]),
-		allowlist: c.Config.Labels[labelEnvAllowlist], image: image, port: port}
+		allowlist: c.Config.Labels[labelEnvAllowlist], written: splitList(c.Config.Labels[labelWriteOnly]), image: image, port: port}
 	return r.createOptions(b), nil
 }
 
@@ -511,13 +539,14 @@ func (r *Runtime) create(ctx context.Context, op, id string, want client.Contain
 	}
 }
 
-// replace creates want in place of the agent's container old. Old is
-// renamed aside first and removed only once want exists, so that a create
-// the engine refuses (a missing network or image, a name taken) leaves the
-// agent as it was; a running old one is stopped within the grace period
-// before it goes, like any stop. The new container remembers whether the
-// agent ever ran.
-func (r *Runtime) replace(ctx context.Context, op, id string, old *containertypes.InspectResponse, want client.ContainerCreateOptions) (string, error) {
+// replace creates want in place of the agent's container old and fills it
+// (its write-only values). Old is renamed aside first and removed only once
+// want exists and is filled, so that a create the engine refuses (a missing
+// network or image, a name taken) leaves the agent as it was; a running old
+// one is stopped within the grace period before it goes, like any stop. The
+// new container remembers whether the agent ever ran.
+func (r *Runtime) replace(ctx context.Context, op, id string, old *containertypes.InspectResponse, want client.ContainerCreateOptions,
+	fill func(containerID string) error) (string, error) {
 	if wasStarted(old) {
 		want.Config.Labels[labelStarted] = "true"
 	}
@@ -526,6 +555,11 @@ func (r *Runtime) replace(ctx context.Context, op, id string, old *containertype
 		return "", r.engineError(op, id, err)
 	}
 	created, err := r.create(ctx, op, id, want)
+	if err == nil {
+		if err = fill(created); err != nil {
+			err = errors.Join(err, r.remove(ctx, op, id, created))
+		}
+	}
 	if err != nil {
 		if _, rerr := r.cli.ContainerRename(ctx, old.ID, client.ContainerRenameOptions{NewName: want.Name}); rerr != nil {
 			return "", errors.Join(err, agentruntime.Errorf(agentruntime.KindBackend, op, id, rerr,
@@ -555,7 +589,8 @@ func randomSuffix() string {
 // a running agent's container first; force only spares a race with the
 // engine's restart policy.
 func (r *Runtime) remove(ctx context.Context, op, id, container string) error {
-	_, err := r.cli.ContainerRemove(ctx, container, client.ContainerRemoveOptions{Force: true})
+	// With its volumes: the anonymous one holds the write-only values.
+	_, err := r.cli.ContainerRemove(ctx, container, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	if err == nil || cerrdefs.IsNotFound(err) {
 		return nil
 	}

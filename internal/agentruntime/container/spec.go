@@ -75,6 +75,7 @@ type blueprint struct {
 	cfg       *agentconfig.Config
 	injected  []string // names the config may receive
 	allowlist string   // name of the allowlist provisioned with; empty for none
+	written   []string // names of the write-only values, kept in the container's volume
 	image     string
 	port      int
 }
@@ -134,6 +135,12 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 		}}},
 	}
 	r.harden(host)
+	if len(b.written) > 0 {
+		// Only then, so that agents without write-only values keep the
+		// containers they had.
+		cfg.Labels[labelWriteOnly] = strings.Join(b.written, ",")
+		withSecrets(cfg, host)
+	}
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
 	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}
 }

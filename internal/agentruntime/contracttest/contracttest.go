@@ -72,6 +72,13 @@ func Run(t *testing.T, h Harness) {
 			run  func(t *testing.T, h Harness)
 		}{"crash reads stopped", testCrash})
 	}
+	if !h.NoAgentOutput {
+		// Only an agent host shows in its card the values it received.
+		cases = append(cases, struct {
+			name string
+			run  func(t *testing.T, h Harness)
+		}{"write-only values", testSecrets})
+	}
 	if h.Unsupported != nil {
 		cases = append(cases, struct {
 			name string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -77,10 +78,19 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 		agentconfig.AdvertisedURLVar: rec.Endpoint,
 	}
 	env := childEnv(rec.Host, rec.InjectedEnv)
+	secretPath, hasSecrets, err := r.secrets.Path(rec.ID)
+	if err != nil {
+		return nil, fmt.Errorf("find the write-only values: %w", err)
+	}
 	// The agent must outlive ctx and this process: nothing may cancel it.
 	ctx = context.WithoutCancel(ctx)
 	if !rec.External {
-		cmd := exec.CommandContext(ctx, r.exe, "run", "--config", rec.ConfigPath, "--port", strconv.Itoa(rec.Port))
+		args := []string{"run", "--config", rec.ConfigPath, "--port", strconv.Itoa(rec.Port)}
+		if hasSecrets {
+			// The host reads them itself, so they stay out of its environment.
+			args = append(args, secretfile.Flag, secretPath)
+		}
+		cmd := exec.CommandContext(ctx, r.exe, args...)
 		cmd.Env = withOwned(env, owned)
 		cmd.Dir = r.dir.Path()
 		return cmd, nil
@@ -89,8 +99,19 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	if err != nil {
 		return nil, err
 	}
+	// A program of its own gets write-only values only where its [runtime]
+	// command or env references them.
+	written := map[string]string{}
+	if hasSecrets {
+		if written, err = secretfile.Read(secretPath); err != nil {
+			return nil, err
+		}
+	}
 	lookup := func(name string) (string, bool) {
 		if v, ok := owned[name]; ok {
+			return v, true
+		}
+		if v, ok := written[name]; ok {
 			return v, true
 		}
 		for _, allowed := range rec.InjectedEnv {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -36,6 +37,8 @@ type Runtime struct {
 	dirID string
 	exe   string
 	grace time.Duration
+	// secrets holds each agent's write-only values, for its every start.
+	secrets secretfile.Store
 
 	mu sync.Mutex
 	// exited holds, for each child this process started and has not yet
@@ -78,7 +81,7 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local runtime: %w", err)
 	}
-	return &Runtime{dir: dir, dirID: dirID, exe: exe, grace: grace, exited: map[int]chan struct{}{}}, nil
+	return &Runtime{dir: dir, dirID: dirID, exe: exe, grace: grace, secrets: secretfile.NewStore(dir, secretDir), exited: map[int]chan struct{}{}}, nil
 }
 
 // openWait bounds New's wait for the state dir lock, held by another run
@@ -178,6 +181,11 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	rec.ConfigPath = r.dir.Join(configFile(id))
 	rec.LogPath = r.dir.Join(logFile(id))
+	// The values before the record that will use them: a record is never
+	// left describing an agent whose values are missing.
+	if err := r.secrets.Put(id, spec.Secrets); err != nil {
+		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "store the write-only values")
+	}
 	// The record first: should the config not follow, Start finds the
 	// config file does not match the record's digest and refuses, rather
 	// than run one config under another's record.
@@ -544,7 +552,8 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	const op = "deprovision"
 	if err := r.Stop(ctx, id); err != nil {
 		if errors.Is(err, agentruntime.ErrNotFound) {
-			return nil
+			// A provision that stored values but no record leaves them.
+			return r.removeSecrets(op, id)
 		}
 		return err
 	}
@@ -561,7 +570,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	rec, err := r.load(op, id)
 	if errors.Is(err, agentruntime.ErrNotFound) {
 		// Removed meanwhile by another run, whose lock file this one remade.
-		return r.removeLock(op, id, lock)
+		return errors.Join(r.removeSecrets(op, id), r.removeLock(op, id, lock))
 	}
 	if err != nil {
 		return err
@@ -570,12 +579,23 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"the agent was started again (pid %d) while being removed; destroy it again", rec.PID)
 	}
+	if err := r.removeSecrets(op, id); err != nil {
+		return err
+	}
 	for _, f := range []string{recordFile(id), processFile(id), configFile(id), logFile(id)} {
 		if err := r.dir.Remove(f); err != nil {
 			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 		}
 	}
 	return r.removeLock(op, id, lock)
+}
+
+// removeSecrets deletes the agent's write-only values.
+func (r *Runtime) removeSecrets(op, id string) error {
+	if err := r.secrets.Remove(id); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	return nil
 }
 
 // removeLock deletes the lock file of agent id, gone for good, and

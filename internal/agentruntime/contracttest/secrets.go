@@ -1,0 +1,98 @@
+package contracttest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// secretConfig is the harness's config for name with a skill whose name is
+// the write-only variable WO_SKILL, so that the card shows the value the
+// agent received.
+func secretConfig(h Harness, name string) []byte {
+	return append(h.Config(name), "\n[[skills]]\nid = \"secret\"\nname = \"${WO_SKILL}\"\ndescription = \"from a write-only value\"\n"...)
+}
+
+// testSecrets checks that write-only values reach the agent, stay with it
+// across restarts the runtime makes on its own (a fresh runtime, a crash),
+// change only when provisioned again, and show in nothing the runtime
+// reports.
+func testSecrets(t *testing.T, h Harness) {
+	rt := h.New(t)
+	first := "wo-first-" + t.Name()[len(t.Name())-7:]
+	spec := agentruntime.Spec{Config: secretConfig(h, "Contract Secrets"), Secrets: agentruntime.SecretValues{"WO_SKILL": first}}
+	a := provisionSpec(t, rt, spec)
+	startHealthy(t, rt, a.ID)
+	WantCardWith(t, a.CardURL, first)
+
+	fresh := h.New(t)
+	if h.Crash != nil {
+		h.Crash(t, a.ID)
+	} else if err := fresh.Stop(ctx(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fresh.Recover(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	// Started by a runtime that was never given the values.
+	startHealthy(t, fresh, a.ID)
+	WantCardWith(t, a.CardURL, first)
+
+	second := strings.Replace(first, "first", "second", 1)
+	spec.Secrets = agentruntime.SecretValues{"WO_SKILL": second}
+	if _, err := fresh.Provision(ctx(t), spec); err != nil {
+		t.Fatalf("Provision with new values: %v", err)
+	}
+	if err := fresh.Stop(ctx(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	startHealthy(t, fresh, a.ID)
+	WantCardWith(t, a.CardURL, second)
+
+	got, err := fresh.Get(ctx(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := fresh.List(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := fresh.Logs(ctx(t), a.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reported := fmt.Sprintf("%+v %+v %s %v %#v", got, list, strings.Join(logs, "\n"), spec, spec)
+	for _, v := range []string{first, second} {
+		if strings.Contains(reported, v) {
+			t.Errorf("a write-only value shows in what the runtime reports or logs:\n%s", reported)
+		}
+	}
+	if len(logs) == 0 {
+		t.Error("the agent's log is empty, so the search for values in it proves nothing")
+	}
+}
+
+// WantCardWith fails the test unless the card at url holds value.
+func WantCardWith(t *testing.T, url, value string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx(t), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), value) {
+		t.Fatalf("card at %s does not show %q:\n%s", url, value, body)
+	}
+}
