@@ -20,6 +20,12 @@ const (
 	KindUnsupported
 	// KindUnsetEnv: a variable the config needs has no value and no default.
 	KindUnsetEnv
+	// KindDamaged: the runtime's record of the agent cannot be used (a
+	// file truncated, invalid or missing). It concerns that agent only.
+	KindDamaged
+	// KindUnmanaged: an agent with the id runs that no record manages,
+	// such as one of a state dir that was moved or lost.
+	KindUnmanaged
 )
 
 // Sentinels for errors.Is: errors.Is(err, ErrNotFound) holds for every
@@ -34,6 +40,8 @@ var (
 	ErrDisallowedEnv  = &Error{Kind: KindDisallowedEnv}
 	ErrUnsupported    = &Error{Kind: KindUnsupported}
 	ErrUnsetEnv       = &Error{Kind: KindUnsetEnv}
+	ErrDamaged        = &Error{Kind: KindDamaged}
+	ErrUnmanaged      = &Error{Kind: KindUnmanaged}
 )
 
 // Error is a runtime error: what was attempted, on which agent, and what the

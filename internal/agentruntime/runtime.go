@@ -83,6 +83,9 @@ type Agent struct {
 	// answer, or answers invalid (a *card.ValidationError naming each
 	// problem by JSON path).
 	CardError error
+	// Unclaimed marks an agent made by a create-only Provision that no
+	// one has claimed yet (see Claimer).
+	Unclaimed bool
 }
 
 // RecoveryMode says whether a runtime can find its agents again after the
@@ -100,6 +103,28 @@ const (
 type Recovery struct {
 	Mode RecoveryMode
 	IDs  []string
+	// Unmanaged are agents found running that no record of this runtime
+	// accounts for, such as those of a state dir that was moved or lost.
+	Unmanaged []Unmanaged
+}
+
+// Unmanaged is an agent that runs without a record to manage it by.
+type Unmanaged struct {
+	ID       string
+	Instance string
+	// Why says what became of its record and what to do about it.
+	Why string
+}
+
+// Claimer is a Runtime that tells an agent whose creator is known to
+// track it from one that a create left behind when it died before its
+// caller recorded the agent. A create-only Provision of the very same
+// spec takes over an unclaimed agent whose creator is gone, rather than
+// refusing it as existing.
+type Claimer interface {
+	// Claim records that the caller tracks the agent, so that no later
+	// create takes it over. Claiming a claimed agent is success.
+	Claim(ctx context.Context, id string) error
 }
 
 // Runtime is the port. Every method is safe for concurrent use, including

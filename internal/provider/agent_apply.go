@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
 )
 
 func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -56,10 +58,14 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 				"`terraform import a2a_agent.<resource name> %s`; otherwise change agent.name (another resource may declare a name "+
 				"that gives the same id).", id, err, id))
 		return
+	case agentruntime.IsKind(err, agentruntime.KindUnmanaged):
+		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent runs unmanaged", agentruntime.Detail(err))
+		return
 	case err != nil:
 		resp.Diagnostics.Append(configDiags(err, allow)...)
 		return
 	}
+	crashpoint.Hit("provider-create-provisioned")
 	tflog.Info(ctx, "provisioned agent")
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
 	// From here on the agent exists: every path saves it to state, so a
@@ -91,6 +97,14 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if agentruntime.IsKind(err, agentruntime.KindDamaged) && !state.Config.IsNull() {
+		// Forgetting the config makes the plan provision the agent again
+		// from its declared config, which mends it.
+		resp.Diagnostics.AddWarning("Agent "+id+" is damaged; apply provisions it again", agentruntime.Detail(err))
+		state.Config = types.StringNull()
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read agent "+id, err.Error())
 		return
@@ -100,6 +114,12 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			"The runtime does not record the config of this agent, so Terraform cannot adopt it. "+
 				"Declare the agent with its config and remove the existing one instead.")
 		return
+	}
+	if claimer, ok := rt.(agentruntime.Claimer); ok && a.Unclaimed {
+		// Terraform tracks it: no later create may take it over.
+		if err := claimer.Claim(ctx, id); err != nil {
+			resp.Diagnostics.AddWarning("Cannot claim agent "+id, err.Error())
+		}
 	}
 	state.setFromRuntime(a)
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
@@ -157,6 +177,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			resp.Diagnostics.Append(configDiags(err, nil)...)
 			return
 		}
+		crashpoint.Hit("provider-update-provisioned")
 		tflog.Info(ctx, "provisioned new agent config")
 	}
 	if change.start || change.stop {
@@ -164,6 +185,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			resp.Diagnostics.AddError("Cannot stop agent "+id, err.Error())
 			return
 		}
+		crashpoint.Hit("provider-update-stopped")
 		tflog.Info(ctx, "stopped agent")
 	}
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
@@ -203,6 +225,7 @@ func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		resp.Diagnostics.AddError("Cannot delete agent "+id, err.Error()+"; run terraform destroy again to retry.")
 		return
 	}
+	crashpoint.Hit("provider-delete-deprovisioned")
 	tflog.Info(ctx, "deprovisioned agent", map[string]any{"agent_id": id})
 }
 
@@ -219,6 +242,12 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 	var startErr error
 	if change.start {
 		startErr = r.deps.runtime.Start(ctx, id)
+		if agentruntime.IsKind(startErr, agentruntime.KindAlreadyRunning) {
+			// A create that died after starting the agent, taken over now:
+			// the agent runs the config just provisioned.
+			startErr = nil
+		}
+		crashpoint.Hit("provider-settle-started")
 		if startErr == nil && plan.WaitForHealthy.ValueBool() {
 			health, startErr = agentruntime.WaitHealthy(ctx, r.deps.runtime, id)
 		}
@@ -279,6 +308,21 @@ func (r *agentResource) logTail(ctx context.Context, id string) string {
 		return fmt.Sprintf("\n\nThe agent's log cannot be read: %v", err)
 	case len(lines) == 0:
 		return "\n\nThe agent wrote nothing to its log."
+	}
+	// Printable, and within logTailBytes: a log may hold anything.
+	total := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		lines[i] = agentruntime.Printable(lines[i])
+		if cut := len(lines[i]) - logLineBytes; cut > 0 {
+			for !utf8.RuneStart(lines[i][cut]) {
+				cut++
+			}
+			lines[i] = "…" + lines[i][cut:]
+		}
+		if total += len(lines[i]) + 1; total > logTailBytes {
+			lines = lines[i+1:]
+			break
+		}
 	}
 	return fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
 }

@@ -33,8 +33,13 @@ const (
 // default stop grace period.
 const failedStartStopTimeout = 30 * time.Second
 
-// logTailLines is how much of an agent's log a failed start reports.
-const logTailLines = 20
+// How much of an agent's log a failed start reports: lines, the bytes of
+// one line, and the bytes of all.
+const (
+	logTailLines = 20
+	logLineBytes = 256
+	logTailBytes = 4 << 10
+)
 
 type agentResource struct {
 	deps *runtimeDeps

@@ -87,3 +87,75 @@ func TestAccAgent_stateDirSwitch(t *testing.T) {
 		},
 	})
 }
+
+// TestAccAgent_adapterSwitch points the provider block from the local
+// adapter to the container adapter and back: each switch must plan a
+// replacement, and apply must stop the agent where it ran, so that it never
+// runs in both places nor stays behind in the one left.
+func TestAccAgent_adapterSwitch(t *testing.T) {
+	c := newContainerAccTest(t)
+	name, id := c.agentName("Switch Agent")
+	toml := echoConfig(name, "switches adapters")
+	containerCfg := c.agent(toml)
+	c.adapterBlock = ""
+	localCfg := c.agent(toml)
+	var localPID int
+	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionDestroyBeforeCreate),
+	}}
+	noContainer := func(*terraform.State) error {
+		left, err := agentContainers(id)
+		if err != nil {
+			return err
+		}
+		if len(left) > 0 {
+			return fmt.Errorf("containers of the agent left on the engine: %v", left)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: resource.ComposeTestCheckFunc(noContainer, func(*terraform.State) error {
+			agents, err := c.listAgents()
+			if err != nil {
+				return err
+			}
+			if len(agents) > 0 {
+				return fmt.Errorf("local agents left: %v", agents)
+			}
+			for _, pid := range c.seenPIDs() {
+				if !waitGone(pid) {
+					return fmt.Errorf("agent process %d still runs after destroy", pid)
+				}
+			}
+			return nil
+		}),
+		Steps: []resource.TestStep{
+			{
+				Config: localCfg,
+				Check: resource.ComposeTestCheckFunc(c.recordPID(), resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+					localPID, _ = strconv.Atoi(v)
+					return nil
+				})),
+			},
+			{
+				Config:           containerCfg,
+				ConfigPlanChecks: replaced,
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					func(*terraform.State) error {
+						if !waitGone(localPID) {
+							return fmt.Errorf("the local agent (pid %d) still runs beside its container", localPID)
+						}
+						return nil
+					}),
+			},
+			{
+				Config:           localCfg,
+				ConfigPlanChecks: replaced,
+				Check:            resource.ComposeTestCheckFunc(c.recordPID(), noContainer),
+			},
+			{Config: localCfg, PlanOnly: true},
+		},
+	})
+}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -64,5 +65,13 @@ func recoverAgents(ctx context.Context, rt agentruntime.Runtime) diag.Diagnostic
 		return diags
 	}
 	tflog.Info(ctx, "runtime ready", map[string]any{"recovery": string(rec.Mode), "adopted": rec.IDs})
+	if len(rec.Unmanaged) > 0 {
+		whys := make([]string, len(rec.Unmanaged))
+		for i, u := range rec.Unmanaged {
+			whys[i] = "- " + u.Why
+		}
+		diags.AddWarning("Agents run that no record manages",
+			"These agents run, but no record of the runtime manages them:\n"+strings.Join(whys, "\n"))
+	}
 	return diags
 }

@@ -21,6 +21,7 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 // the container adapter builds its base image from it.
 func TestMain(m *testing.M) {
 	agenthost.RunIfSubcommand()
+	servePluginIfLaunched()
 	code := m.Run()
 	removeBuiltImages()
 	os.Exit(code)

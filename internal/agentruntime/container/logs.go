@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"strconv"
-	"strings"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
 // Logs returns the last tail lines the engine kept of the agent's stdout and
@@ -28,14 +29,19 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 	}
 	defer func() { _ = rc.Close() }()
 	// Containers run without a TTY, so the engine multiplexes both streams
-	// into one; writing both to one buffer keeps their interleaving.
-	var out bytes.Buffer
-	if _, err := stdcopy.StdCopy(&out, &out, rc); err != nil {
+	// into one; writing both to one buffer keeps their interleaving. The
+	// engine tails by lines, and a log without line breaks would come
+	// whole: only its end is kept.
+	if tail <= 0 {
+		var out bytes.Buffer
+		if _, err := stdcopy.StdCopy(&out, &out, rc); err != nil {
+			return nil, r.engineError(op, id, err)
+		}
+		return agentruntime.TailLines(out.Bytes(), 0, false), nil
+	}
+	out := agentruntime.NewTailBuffer(agentruntime.LogBudget(tail))
+	if _, err := stdcopy.StdCopy(out, out, rc); err != nil {
 		return nil, r.engineError(op, id, err)
 	}
-	text := strings.TrimRight(out.String(), "\n")
-	if text == "" {
-		return nil, nil
-	}
-	return strings.Split(text, "\n"), nil
+	return out.Lines(tail), nil
 }

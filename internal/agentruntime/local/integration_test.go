@@ -216,7 +216,8 @@ func startBystander(t *testing.T) (int, string) {
 // TestStartRefusesConfigNotRecorded leaves the config file and the record
 // disagreeing, as an unfinished provision or a hand edit would: Start must
 // refuse rather than run one config under the other's digest and injected
-// variables, reads must not show that file, and provisioning again mends it.
+// variables, reads must report the agent damaged rather than show that
+// file, and provisioning again mends it.
 func TestStartRefusesConfigNotRecorded(t *testing.T) {
 	original := agentConfig("Mismatch", "")
 	other := agentConfig("Mismatch", "# edited\n")
@@ -254,17 +255,17 @@ func TestStartRefusesConfigNotRecorded(t *testing.T) {
 			a := provisionOnly(t, rt, agentruntime.Spec{Config: original})
 			tt.mismatch(t, rt, a.ID)
 			err := rt.Start(bg, a.ID)
-			if !errors.Is(err, agentruntime.ErrConflict) {
-				t.Fatalf("Start = %v, want a conflict", err)
+			if !errors.Is(err, agentruntime.ErrDamaged) {
+				t.Fatalf("Start = %v, want the agent reported damaged", err)
 			}
-			for _, want := range []string{rt.dir.Join(configFile(a.ID)), tt.mention, "apply again"} {
+			for _, want := range []string{rt.dir.Join(configFile(a.ID)), tt.mention, "terraform apply provisions the agent afresh"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("Start error %q does not say %q", err, want)
 				}
 			}
 			wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
-			if got, err := rt.Get(bg, a.ID); err != nil || got.Config != nil {
-				t.Errorf("Get = config %q, %v; want no config read back", got.Config, err)
+			if got, err := rt.Get(bg, a.ID); !errors.Is(err, agentruntime.ErrDamaged) || got.Config != nil {
+				t.Errorf("Get = config %q, %v; want no config read back, the agent reported damaged", got.Config, err)
 			}
 			if _, err := rt.Provision(bg, agentruntime.Spec{Config: original}); err != nil {
 				t.Fatal(err)
@@ -367,7 +368,7 @@ func TestEnvScrubbed(t *testing.T) {
 	if env["A2A_TEST_ALLOWED"] != "allowed-value" || env["HOST"] != "127.0.0.1" || env["PORT"] != strconv.Itoa(a.Port) || env["A2A_ADVERTISED_URL"] != a.Endpoint {
 		t.Errorf("agent env lacks the allowed variable, HOST, PORT or A2A_ADVERTISED_URL: %v", env)
 	}
-	permitted := slices.Concat([]string{"A2A_TEST_ALLOWED"}, agentruntime.ExemptVariables, passedThrough)
+	permitted := slices.Concat([]string{"A2A_TEST_ALLOWED", envStateDir, envStateDirID, envAgentID, envConfigSHA}, agentruntime.ExemptVariables, passedThrough)
 	for k := range env {
 		if !slices.Contains(permitted, k) {
 			t.Errorf("agent env holds %s, which is neither passed through nor allowlisted and referenced", k)

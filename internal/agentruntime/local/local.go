@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
 )
 
 // startupWindow is how long Start watches a new agent: it returns as soon as
@@ -142,13 +144,22 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			rec, found = existing, true
 		}
 	}
+	allowlist := ""
+	if spec.Allowlist != nil {
+		allowlist = spec.Allowlist.Name
+	}
 	switch {
-	case found && spec.CreateOnly:
+	case found && spec.CreateOnly && !rec.takenOverBy(cfg.SHA256(), allowlist):
 		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 	case !found:
+		// No record, or a damaged one: whatever of the agent still runs
+		// is stopped before it is created afresh.
 		if err := r.stopOrphan(ctx, op, id); err != nil {
 			return agentruntime.Agent{}, err
 		}
+	}
+	if spec.CreateOnly {
+		rec.Creation = &creation{ConfigSHA256: cfg.SHA256(), EnvAllowlist: allowlist, Creator: thisProcess()}
 	}
 	rec.Name = cfg.Agent.Name
 	rec.Host = cfg.ListenHost()
@@ -175,10 +186,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	rec.ConfigSHA256 = cfg.SHA256()
 	rec.InjectedEnv = p.InjectedEnv
-	rec.EnvAllowlist = ""
-	if spec.Allowlist != nil {
-		rec.EnvAllowlist = spec.Allowlist.Name
-	}
+	rec.EnvAllowlist = allowlist
 	rec.ConfigPath = r.dir.Join(configFile(id))
 	rec.LogPath = r.dir.Join(logFile(id))
 	// The values before the record that will use them: a record is never
@@ -192,9 +200,11 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err := r.save(op, rec); err != nil {
 		return agentruntime.Agent{}, err
 	}
+	crashpoint.Hit("local-provision-recorded")
 	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
+	crashpoint.Hit("local-provision-configured")
 	return r.view(ctx, rec), nil
 }
 
@@ -224,12 +234,15 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, err := r.adopt(op, rec); err != nil {
+		return nil, nil, err
+	}
 	if rec.running() {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "already running as pid %d", rec.PID)
 	}
 	raw, err := r.readConfig(rec)
 	if err != nil {
-		return nil, nil, agentruntime.Errorf(agentruntime.KindConflict, op, id, err, "")
+		return nil, nil, err
 	}
 	if err := r.checkPortFree(ctx, rec); err != nil {
 		return nil, nil, err
@@ -250,24 +263,42 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	_, _ = fmt.Fprintf(logf, "%s local runtime: starting agent on port %d (config sha256 %s)\n",
 		time.Now().UTC().Format(time.RFC3339), rec.Port, rec.ConfigSHA256)
+	// The intent first: should this process die before it records the
+	// pid, the next one finds the agent by the identity it carries.
+	rec.process = process{Starting: true, ConfigSHA256: rec.ConfigSHA256}
+	if err := r.saveProcess(op, rec); err != nil {
+		return nil, nil, err
+	}
+	crashpoint.Hit("local-start-intended")
 	if err := cmd.Start(); err != nil {
 		appendLog(rec.LogPath, "cannot run %s: %v", cmd.Path, err)
+		r.abandonSpawn(op, rec)
 		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", cmd.Path)
 	}
+	crashpoint.Hit("local-start-spawned")
 	pid := cmd.Process.Pid
 	// Read before the reaper can collect it: until then the pid is ours.
 	start, statErr := startTimeOf(pid)
 	exited := r.reap(cmd)
 	if statErr != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		r.abandonSpawn(op, rec)
 		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, statErr, "")
 	}
-	rec.process = process{PID: pid, StartTime: start, BootID: bootID()}
+	rec.process = process{PID: pid, StartTime: start, BootID: bootID(), ConfigSHA256: rec.ConfigSHA256}
 	if err := r.saveProcess(op, rec); err != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		return nil, nil, err
 	}
+	crashpoint.Hit("local-start-recorded")
 	return rec, exited, nil
+}
+
+// abandonSpawn records, best effort, that a spawn it intended did not
+// happen; should this fail, recovery finds no process and clears it.
+func (r *Runtime) abandonSpawn(op string, rec *record) {
+	rec.process = process{}
+	_ = r.saveProcess(op, rec)
 }
 
 // reap collects the child's exit status as soon as it exits, so no zombie
@@ -322,7 +353,12 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 			return cutShort
 		}
 	}
-	if pid == 0 {
+	crashpoint.Hit("local-stop-stopped")
+	// Any other process of the agent, one a crash left unrecorded, goes too.
+	if err := r.stopStrays(ctx, op, id); err != nil {
+		return err
+	}
+	if pid == 0 && !rec.Starting {
 		return nil
 	}
 	// The agent is dead: recording so must not fail because the caller's
@@ -380,6 +416,18 @@ func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int
 	return cutShort
 }
 
+// stopStrays stops every process of agent id the process table shows.
+func (r *Runtime) stopStrays(ctx context.Context, op, id string) error {
+	logPath := r.dir.Join(logFile(id))
+	for _, p := range r.processesOf(id) {
+		appendLog(logPath, "stopping agent process (pid %d) that no process file names", p.PID)
+		if err := r.terminate(ctx, op, id, logPath, p.PID, p.StartTime); err != nil && !isCutShort(err) {
+			return err
+		}
+	}
+	return nil
+}
+
 // clearProcess clears the record's process if it is still the one given.
 func (r *Runtime) clearProcess(ctx context.Context, op, id string, pid int, start uint64) error {
 	lock, err := r.lockAgent(ctx, op, id)
@@ -394,7 +442,7 @@ func (r *Runtime) clearProcess(ctx context.Context, op, id string, pid int, star
 	if err != nil {
 		return err
 	}
-	if rec.PID != pid || rec.StartTime != start {
+	if rec.PID != pid || rec.StartTime != start || (rec.Starting && pid != 0) {
 		return nil // started again meanwhile
 	}
 	rec.process = process{}
@@ -449,6 +497,10 @@ func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, e
 // when it runs.
 func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime.CardCheck) {
 	switch {
+	case rec.running() && rec.process.ConfigSHA256 != "" && rec.process.ConfigSHA256 != rec.ConfigSHA256:
+		// It runs a config provisioned before the last one, as when a
+		// crash came between provisioning and restarting: it must restart.
+		return agentruntime.HealthUnhealthy, agentruntime.CardCheck{Err: errors.New("the agent runs a config older than the one provisioned; apply restarts it")}
 	case rec.running():
 		check := rec.probe(ctx)
 		if check.Healthy() {
@@ -463,9 +515,13 @@ func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime
 }
 
 // Get returns the agent with its health now.
+// A record whose config file is missing or was changed is damaged.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	rec, err := r.load("get", id)
 	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	if _, err := r.readConfig(rec); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	return r.view(ctx, rec), nil
@@ -476,7 +532,7 @@ func (r *Runtime) view(ctx context.Context, rec *record) agentruntime.Agent {
 	a := agentruntime.Agent{
 		ID: rec.ID, Name: rec.Name, Endpoint: rec.Endpoint, CardURL: rec.CardURL, Port: rec.Port,
 		ConfigSHA256: rec.ConfigSHA256, InjectedEnv: rec.InjectedEnv, Health: h,
-		EnvAllowlist: rec.EnvAllowlist, Card: check.Card, CardError: check.Err,
+		EnvAllowlist: rec.EnvAllowlist, Card: check.Card, CardError: check.Err, Unclaimed: rec.Creation != nil,
 	}
 	// The config as provisioned, so that an imported agent reads back what
 	// was declared; a record without its file, or with another file than
@@ -504,18 +560,59 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 	if err != nil {
 		return agentruntime.Recovery{}, err
 	}
-	out := agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: []string{}}
+	out := agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: []string{}, Unmanaged: r.lostAgents("")}
+	recorded := map[string]bool{}
 	for _, rec := range recs {
-		switch {
-		case rec.running():
+		recorded[rec.ID] = true
+		running, err := r.recoverOne(ctx, op, rec)
+		if err != nil {
+			return agentruntime.Recovery{}, err
+		}
+		if running {
 			out.IDs = append(out.IDs, rec.ID)
-		case rec.PID != 0:
-			if err := r.clearProcess(ctx, op, rec.ID, rec.PID, rec.StartTime); err != nil {
-				return agentruntime.Recovery{}, err
-			}
 		}
 	}
+	for _, p := range ScanProcesses() {
+		if p.StateDirID == r.dirID && !recorded[p.AgentID] {
+			out.Unmanaged = append(out.Unmanaged, agentruntime.Unmanaged{ID: p.AgentID, Instance: strconv.Itoa(p.PID),
+				Why: fmt.Sprintf("agent %q (pid %d) of state dir %s runs, but its record %s is missing or damaged: "+
+					"terraform apply of the agent stops it and creates it afresh, terraform destroy stops it",
+					p.AgentID, p.PID, r.dir.Path(), r.dir.Join(recordFile(p.AgentID)))})
+		}
+	}
+	if err := r.removeStrayTemps(ctx, op); err != nil {
+		return agentruntime.Recovery{}, err
+	}
 	return out, nil
+}
+
+// recoverOne settles what a crash may have left of one agent's process:
+// a process the table shows but no process file names is adopted, and a
+// process file naming a dead process, or a spawn intent no process
+// followed, is cleared. It reports whether the agent runs.
+func (r *Runtime) recoverOne(ctx context.Context, op string, rec *record) (bool, error) {
+	if rec.running() {
+		return true, nil
+	}
+	lock, err := r.lockAgent(ctx, op, rec.ID)
+	if err != nil {
+		return false, err
+	}
+	defer lock.Unlock()
+	if rec, err = r.load(op, rec.ID); err != nil {
+		return false, nil // removed or damaged meanwhile: its own operations report it
+	}
+	adopted, err := r.adopt(op, rec)
+	switch {
+	case err != nil:
+		return false, err
+	case adopted || rec.running():
+		return true, nil
+	case rec.PID != 0 || rec.Starting:
+		rec.process = process{}
+		return false, r.saveProcess(op, rec)
+	}
+	return false, nil
 }
 
 // List returns every agent, sorted by id, probing them in parallel.
@@ -534,12 +631,12 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 }
 
 // Logs returns the last tail lines of the agent's output.
-func (r *Runtime) Logs(_ context.Context, id string, tail int) ([]string, error) {
+func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, error) {
 	rec, err := r.load("logs", id)
 	if err != nil {
 		return nil, err
 	}
-	lines, err := tailLines(rec.LogPath, tail)
+	lines, err := tailLines(ctx, rec.LogPath, tail)
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, "logs", id, err, "")
 	}
@@ -547,16 +644,26 @@ func (r *Runtime) Logs(_ context.Context, id string, tail int) ([]string, error)
 }
 
 // Deprovision stops the agent and removes its record, config, log and lock
-// file.
+// file. It works on a damaged agent too, and on what a deprovision cut
+// short left: every process of the agent the process table shows is
+// stopped, and every file of it removed, the record last, so that until
+// the end the record says there is something left to remove.
 func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	const op = "deprovision"
-	if err := r.Stop(ctx, id); err != nil {
-		if errors.Is(err, agentruntime.ErrNotFound) {
-			// A provision that stored values but no record leaves them.
-			return r.removeSecrets(op, id)
+	if id == "" || agentconfig.Slug(id) != id {
+		return nil // no agent can have this id
+	}
+	err := r.Stop(ctx, id)
+	switch {
+	case err == nil, errors.Is(err, agentruntime.ErrNotFound), errors.Is(err, agentruntime.ErrDamaged):
+		// A missing or damaged record names no process; the table does.
+		if err := r.stopStrays(ctx, op, id); err != nil {
+			return err
 		}
+	default:
 		return err
 	}
+	crashpoint.Hit("local-deprovision-stopped")
 	unlockDir, err := r.lockDir(ctx, op, id)
 	if err != nil {
 		return err
@@ -568,24 +675,27 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	}
 	defer lock.Unlock()
 	rec, err := r.load(op, id)
-	if errors.Is(err, agentruntime.ErrNotFound) {
-		// Removed meanwhile by another run, whose lock file this one remade.
-		return errors.Join(r.removeSecrets(op, id), r.removeLock(op, id, lock))
-	}
-	if err != nil {
-		return err
-	}
-	if rec.running() {
+	if err == nil && rec.running() {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"the agent was started again (pid %d) while being removed; destroy it again", rec.PID)
+	}
+	if left := r.processesOf(id); len(left) > 0 {
+		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
+			"agent process %d still runs after it was stopped; destroy it again", left[0].PID)
 	}
 	if err := r.removeSecrets(op, id); err != nil {
 		return err
 	}
-	for _, f := range []string{recordFile(id), processFile(id), configFile(id), logFile(id)} {
+	for i, f := range []string{processFile(id), configFile(id), logFile(id), recordFile(id)} {
 		if err := r.dir.Remove(f); err != nil {
 			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 		}
+		if i == 1 {
+			crashpoint.Hit("local-deprovision-removing")
+		}
+	}
+	if err := r.removeTemps(op, id); err != nil {
+		return err
 	}
 	return r.removeLock(op, id, lock)
 }
@@ -596,6 +706,23 @@ func (r *Runtime) removeSecrets(op, id string) error {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return nil
+}
+
+// Claim records that the caller tracks the agent, so that no later create
+// takes it over.
+func (r *Runtime) Claim(ctx context.Context, id string) error {
+	const op = "claim"
+	lock, err := r.lockAgent(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	rec, err := r.load(op, id)
+	if err != nil || rec.Creation == nil {
+		return err
+	}
+	rec.Creation = nil
+	return r.save(op, rec)
 }
 
 // removeLock deletes the lock file of agent id, gone for good, and

@@ -3,21 +3,21 @@
 package local
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
-// tailChunk is how much of a log is read at a time, from the end backwards.
-const tailChunk = 64 << 10
-
 // tailLines returns the last n lines of the file at path (all when n <= 0),
-// reading backwards from the end so a huge log costs only what is returned.
-// A missing file has no lines.
-func tailLines(path string, n int) ([]string, error) {
+// each cut to agentruntime.LogLineMax. It reads no more than
+// agentruntime.LogBudget(n) bytes from the end, so a huge log, or one
+// without line breaks, costs only what is asked for. A missing file has no
+// lines.
+func tailLines(ctx context.Context, path string, n int) ([]string, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -26,32 +26,25 @@ func tailLines(path string, n int) ([]string, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		data, err := io.ReadAll(f)
+		if err != nil {
+			return nil, err
+		}
+		return agentruntime.TailLines(data, 0, false), nil
+	}
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	size := info.Size()
-	var buf []byte
-	offset := size
-	for offset > 0 && (n <= 0 || bytes.Count(buf, []byte{'\n'}) <= n) {
-		step := min(int64(tailChunk), offset)
-		offset -= step
-		chunk := make([]byte, step)
-		if _, err := f.ReadAt(chunk, offset); err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		buf = append(chunk, buf...)
+	start := max(0, info.Size()-int64(agentruntime.LogBudget(n)))
+	data := make([]byte, info.Size()-start)
+	read, err := f.ReadAt(data, start)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
 	}
-	text := strings.TrimSuffix(string(buf), "\n")
-	if text == "" {
-		return nil, nil
-	}
-	lines := strings.Split(text, "\n")
-	if offset > 0 {
-		lines = lines[1:] // the first line read may be cut off
-	}
-	if n > 0 && len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines, nil
+	return agentruntime.TailLines(data[:read], n, start > 0), nil
 }

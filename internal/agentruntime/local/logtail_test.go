@@ -40,10 +40,16 @@ func TestTailLines(t *testing.T) {
 		{"all lines", write("all.log", "a\nb\nc\n"), 0, []string{"a", "b", "c"}},
 		{"last line unterminated", write("partial.log", "a\nb\nc"), 2, []string{"b", "c"}},
 		{"tail of a big file", bigFile, 3, []string{"line 19997 " + x20, "line 19998 " + x20, "line 19999 " + x20}},
+		{"a line longer than the limit keeps its end", write("long.log", "a\n"+strings.Repeat("y", 1500)+"end\n"), 2,
+			[]string{"a", strings.Repeat("y", 1021) + "end"}},
+		{"lines beyond the budget are not read", write("longer.log", "a\n"+strings.Repeat("y", 5000)+"end\n"), 2,
+			[]string{strings.Repeat("y", 1021) + "end"}},
+		{"no line break in a log beyond the budget", write("nul.log", strings.Repeat("\x00", 100000)+"tail"), 1,
+			[]string{strings.Repeat("\x00", 1020) + "tail"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tailLines(tt.path, tt.n)
+			got, err := tailLines(t.Context(), tt.path, tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +58,7 @@ func TestTailLines(t *testing.T) {
 			}
 		})
 	}
-	all, err := tailLines(bigFile, 0)
+	all, err := tailLines(t.Context(), bigFile, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,30 +7,42 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
-// stopOrphan deals with what an agent with no record left behind, before
-// the agent is created afresh: the record was removed by hand while its
-// process ran. A process the process file proves to be the agent's (pid,
-// start time and boot all match) is stopped, as Stop would, and the log
-// says so; left running it would hold the agent's port beside the new one,
-// managed by nobody. A process nothing identifies is not the runtime's to
-// kill: should it hold the port, Start names the port in use. The caller
-// holds the state dir lock and the agent's lock.
+// stopOrphan deals with what an agent with no usable record left behind,
+// before the agent is created afresh: its record was removed or damaged
+// while its process ran, or a crash came between the two. Every process
+// the process table shows to be the agent's (it carries this state dir's
+// id and the agent id), and any the process file names, is stopped, as
+// Stop would, and the log says so; left running it would hold the agent's
+// port beside the new one, managed by nobody. An agent of a state dir that
+// was at this path before (moved away or lost) is refused instead: it is
+// not this state dir's to stop, and the user decides. The caller holds the
+// state dir lock and the agent's lock.
 func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
-	data, err := r.dir.ReadFile(processFile(id))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	if lost := r.lostAgents(id); len(lost) > 0 {
+		return agentruntime.Errorf(agentruntime.KindUnmanaged, op, id, nil, "%s", lost[0].Why)
 	}
-	if err != nil {
+	orphans := r.processesOf(id)
+	data, err := r.dir.ReadFile(processFile(id))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the process file of an earlier agent with this id")
 	}
-	var orphan process
-	if json.Unmarshal(data, &orphan) == nil && orphan.BootID == bootID() && alive(orphan.PID, orphan.StartTime) {
-		logPath := r.dir.Join(logFile(id))
-		appendLog(logPath, "agent process (pid %d) runs with no record (was %s removed?); stopping it before creating the agent again",
+	var recorded process
+	if err == nil && json.Unmarshal(data, &recorded) == nil && recorded.alive() &&
+		!slices.ContainsFunc(orphans, func(p Process) bool { return p.PID == recorded.PID }) {
+		orphans = append(orphans, Process{PID: recorded.PID, StartTime: recorded.StartTime})
+	}
+	logPath := r.dir.Join(logFile(id))
+	for _, orphan := range orphans {
+		appendLog(logPath, "agent process (pid %d) runs with no usable record (was %s removed or damaged?); stopping it before creating the agent again",
 			orphan.PID, r.dir.Join(recordFile(id)))
 		if err := r.terminate(ctx, op, id, logPath, orphan.PID, orphan.StartTime); err != nil {
 			return err
@@ -41,4 +53,39 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return nil
+}
+
+// lostAgents returns the agents (of agent id, or of every id when id is
+// empty) that run for a state dir that is gone: the directory they carry
+// no longer exists, or holds another state dir now. They are found in the
+// process table, where every agent carries its state dir and its id.
+func (r *Runtime) lostAgents(id string) []agentruntime.Unmanaged {
+	var out []agentruntime.Unmanaged
+	for _, p := range ScanProcesses() {
+		if (id != "" && p.AgentID != id) || p.StateDirID == r.dirID {
+			continue
+		}
+		var why string
+		switch current, err := readStateDirID(p.StateDir); {
+		case p.StateDir == r.dir.Path():
+			why = "was started for the state dir that was at " + p.StateDir + " before this one was made there (the old one was moved or deleted)"
+		case errors.Is(err, fs.ErrNotExist):
+			why = "was started for state dir " + p.StateDir + ", which no longer exists (it was moved or deleted)"
+		case err == nil && current != p.StateDirID:
+			why = "was started for the state dir that was at " + p.StateDir + " before another was made there (the old one was moved or deleted)"
+		default:
+			continue // its state dir is there and manages it
+		}
+		out = append(out, agentruntime.Unmanaged{ID: p.AgentID, Instance: strconv.Itoa(p.PID), Why: "agent " + strconv.Quote(p.AgentID) +
+			" (pid " + strconv.Itoa(p.PID) + ") still runs and " + why + ": if that state dir was moved, set state_dir in the provider " +
+			"block to its new place and the agent is managed again there; otherwise stop it with `kill -TERM -- -" +
+			strconv.Itoa(p.PID) + "` and apply again"})
+	}
+	return out
+}
+
+// readStateDirID reads the id of the state dir at path without opening it.
+func readStateDirID(path string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(path, ".id"))
+	return strings.TrimSpace(string(data)), err
 }

@@ -95,7 +95,13 @@ func signalGroup(pid int, startTime uint64, sig syscall.Signal) error {
 	if !alive(pid, startTime) {
 		return nil
 	}
-	err := syscall.Kill(-pid, sig)
+	target := -pid
+	if pgid, err := syscall.Getpgid(pid); err == nil && pgid != pid {
+		// A process the agent spawned, found by the identity it inherited,
+		// that leads no group of its own.
+		target = pid
+	}
+	err := syscall.Kill(target, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
 	}

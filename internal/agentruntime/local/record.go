@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
@@ -54,6 +55,19 @@ type record struct {
 	External   bool     `json:"external,omitempty"`
 	CardPaths  []string `json:"card_paths,omitempty"`
 	WorkingDir string   `json:"working_dir,omitempty"`
+	// Creation is set by a create-only provision until the agent is
+	// claimed (see Claim).
+	Creation *creation `json:"creation,omitempty"`
+}
+
+// creation says which create made an agent, for which spec, so that the
+// next create of the very same spec takes over an agent whose creator died
+// before its caller could record it.
+type creation struct {
+	ConfigSHA256 string `json:"config_sha256"`
+	EnvAllowlist string `json:"env_allowlist,omitempty"`
+	// Creator is the provider process that made it.
+	Creator process `json:"creator"`
 }
 
 // process names the agent's process last started: pid, start time (clock
@@ -65,6 +79,22 @@ type process struct {
 	PID       int    `json:"pid"`
 	StartTime uint64 `json:"start_time"`
 	BootID    string `json:"boot_id"`
+	// Starting is the intent written before a spawn: a process may exist
+	// that no pid here names yet; the process table finds it.
+	Starting bool `json:"starting,omitempty"`
+	// ConfigSHA256 is the digest of the config the process runs.
+	ConfigSHA256 string `json:"config_sha256,omitempty"`
+}
+
+// thisProcess is the provider process itself, as a creator.
+func thisProcess() process {
+	start, _ := startTimeOf(os.Getpid())
+	return process{PID: os.Getpid(), StartTime: start, BootID: bootID()}
+}
+
+// alive reports whether p still runs.
+func (p process) alive() bool {
+	return p.BootID == bootID() && alive(p.PID, p.StartTime)
 }
 
 func recordFile(id string) string  { return path.Join(recordDir, id+".json") }
@@ -74,7 +104,15 @@ func logFile(id string) string     { return path.Join(logDir, id+".log") }
 
 // running reports whether the recorded process is alive.
 func (rec *record) running() bool {
-	return rec.BootID == bootID() && alive(rec.PID, rec.StartTime)
+	return rec.alive()
+}
+
+// takenOverBy reports whether a create-only provision of the spec digested
+// by sha with allowlist may take rec over: a create of that very spec made
+// it, no one claimed it since, and its creator died.
+func (rec *record) takenOverBy(sha, allowlist string) bool {
+	c := rec.Creation
+	return c != nil && c.ConfigSHA256 == sha && c.EnvAllowlist == allowlist && !c.Creator.alive()
 }
 
 // readConfig reads the config file of rec, provided it is the config rec
@@ -83,14 +121,21 @@ func (rec *record) running() bool {
 func (r *Runtime) readConfig(rec *record) ([]byte, error) {
 	raw, err := r.dir.ReadFile(configFile(rec.ID))
 	if err != nil {
-		return nil, fmt.Errorf("read the agent's config: %w; apply again to provision it afresh", err)
+		return nil, damaged("read", rec.ID, err, "config file %s cannot be read", r.dir.Join(configFile(rec.ID)))
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != rec.ConfigSHA256 {
-		return nil, fmt.Errorf("config file %s is not the config the agent was provisioned with (sha256 %s): "+
-			"its last provision did not finish or the file was changed by hand; apply again to provision it afresh",
-			r.dir.Join(configFile(rec.ID)), rec.ConfigSHA256)
+		return nil, damaged("read", rec.ID, nil, "config file %s is not the config the agent was provisioned with (sha256 %s): "+
+			"its last provision did not finish or the file was changed by hand", r.dir.Join(configFile(rec.ID)), rec.ConfigSHA256)
 	}
 	return raw, nil
+}
+
+// damaged is the error for an agent whose files cannot be used, with the
+// remedies that work on it.
+func damaged(op, id string, cause error, format string, args ...any) error {
+	return agentruntime.Errorf(agentruntime.KindDamaged, op, id, cause,
+		"%s; terraform apply provisions the agent afresh from its declared config (stopping any process of it first), "+
+			"and terraform destroy removes it", fmt.Sprintf(format, args...))
 }
 
 // load reads the record of id; an unknown id is a NotFound error for op.
@@ -106,9 +151,11 @@ func (r *Runtime) load(op, id string) (*record, error) {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read record")
 	}
 	var rec record
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
-			"record %s is corrupt; stop the agent by hand if it runs, delete the file, and apply again", r.dir.Join(recordFile(id)))
+	if err := json.Unmarshal(data, &rec); err != nil || rec.ID != id {
+		if err == nil {
+			err = fmt.Errorf("it names agent %q", rec.ID)
+		}
+		return nil, damaged(op, id, err, "record %s is damaged", r.dir.Join(recordFile(id)))
 	}
 	// A process file that is missing means never started; one that cannot
 	// be read (as after a machine crash) means stopped.
@@ -149,7 +196,7 @@ func (r *Runtime) saveProcess(op string, rec *record) error {
 }
 
 // loadAll reads every record, sorted by id. A record removed while the
-// directory is read is skipped.
+// directory is read, or damaged, is skipped.
 func (r *Runtime) loadAll(op string) ([]*record, error) {
 	ids, err := r.dir.Names(recordDir, ".json")
 	if err != nil {
@@ -158,7 +205,9 @@ func (r *Runtime) loadAll(op string) ([]*record, error) {
 	recs := make([]*record, 0, len(ids))
 	for _, id := range ids {
 		rec, err := r.load(op, id)
-		if errors.Is(err, agentruntime.ErrNotFound) {
+		if errors.Is(err, agentruntime.ErrNotFound) || errors.Is(err, agentruntime.ErrDamaged) {
+			// Gone meanwhile, or damaged: a damaged record concerns its
+			// own agent only, whose operations report it.
 			continue
 		}
 		if err != nil {

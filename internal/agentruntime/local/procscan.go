@@ -1,0 +1,128 @@
+//go:build linux
+
+package local
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// Every agent process carries its identity in its environment, so that the
+// process table alone tells which agent of which state dir it is: a lost
+// record, process file or even state dir cannot hide it.
+const (
+	envStateDir   = "A2A_AGENT_STATE_DIR"
+	envStateDirID = "A2A_AGENT_STATE_DIR_ID"
+	envAgentID    = "A2A_AGENT_ID"
+	envConfigSHA  = "A2A_AGENT_CONFIG_SHA256"
+)
+
+// Process is an agent process found in the process table, by the identity
+// it carries.
+type Process struct {
+	PID        int
+	StartTime  uint64
+	StateDir   string
+	StateDirID string
+	AgentID    string
+	ConfigSHA  string
+}
+
+// identityEnv is the identity an agent process of this runtime carries.
+func (r *Runtime) identityEnv(id, configSHA string) []string {
+	return []string{
+		envStateDir + "=" + r.dir.Path(),
+		envStateDirID + "=" + r.dirID,
+		envAgentID + "=" + id,
+		envConfigSHA + "=" + configSHA,
+	}
+}
+
+// ScanProcesses lists the live agent processes of this user, of any state
+// dir: what runs, whatever the records say. Processes of other users, whose environment cannot be read, are
+// not this provider's to manage.
+func ScanProcesses() []Process {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	uid := os.Getuid()
+	var out []Process
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+			continue
+		}
+		p, ok := readAgentProc(pid)
+		if ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readAgentProc reads the identity of pid, if it is a live agent process.
+func readAgentProc(pid int) (Process, bool) {
+	id, err := readProc(pid)
+	if err != nil || id.state == 'Z' || id.state == 'X' {
+		return Process{}, false
+	}
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil || !bytes.Contains(env, []byte(envAgentID+"=")) {
+		return Process{}, false
+	}
+	p := Process{PID: pid, StartTime: id.startTime}
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		k, v, ok := bytes.Cut(kv, []byte{'='})
+		if !ok {
+			continue
+		}
+		switch string(k) {
+		case envStateDir:
+			p.StateDir = string(v)
+		case envStateDirID:
+			p.StateDirID = string(v)
+		case envAgentID:
+			p.AgentID = string(v)
+		case envConfigSHA:
+			p.ConfigSHA = string(v)
+		}
+	}
+	return p, p.AgentID != "" && p.StateDirID != ""
+}
+
+// processesOf returns the live processes of agent id of this state dir,
+// wherever the directory now lies.
+func (r *Runtime) processesOf(id string) []Process {
+	var out []Process
+	for _, p := range ScanProcesses() {
+		if p.StateDirID == r.dirID && p.AgentID == id {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// adopt gives rec the process the process table shows running it, when
+// its process file names none alive (a crash came between the spawn and
+// the file, or the file was lost), and records it. It reports whether it
+// found one. The caller holds the agent's lock.
+func (r *Runtime) adopt(op string, rec *record) (bool, error) {
+	if rec.running() {
+		return false, nil
+	}
+	for _, p := range r.processesOf(rec.ID) {
+		rec.process = process{PID: p.PID, StartTime: p.StartTime, BootID: bootID(), ConfigSHA256: p.ConfigSHA}
+		return true, r.saveProcess(op, rec)
+	}
+	return false, nil
+}

@@ -1,0 +1,277 @@
+//go:build linux
+
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
+)
+
+// pluginCookie is what Terraform sets in the environment of a provider
+// plugin it launches.
+const pluginCookie = "TF_PLUGIN_MAGIC_COOKIE"
+
+// servePluginIfLaunched serves the provider when Terraform launched this
+// test binary as the provider plugin, as the fault-injection tests make it
+// do: a crash must kill a process of its own, not the test.
+func servePluginIfLaunched() {
+	if os.Getenv(pluginCookie) == "" {
+		return
+	}
+	err := providerserver.Serve(context.Background(), New("test"), providerserver.ServeOpts{Address: Address})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// crashWorld is a Terraform working dir whose provider is this test binary,
+// launched by Terraform as a plugin process of its own, with a state dir of
+// its own.
+type crashWorld struct {
+	t        *testing.T
+	work     string
+	stateDir string
+	env      []string
+}
+
+func newCrashWorld(t *testing.T) *crashWorld {
+	t.Helper()
+	requireTerraform(t)
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &crashWorld{t: t, work: filepath.Join(root, "work"), stateDir: filepath.Join(root, "state")}
+	for _, dir := range []string{bin, w.work} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(exe, filepath.Join(bin, "terraform-provider-a2a")); err != nil {
+		t.Fatal(err)
+	}
+	rc := filepath.Join(root, "terraformrc")
+	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", Address, bin)
+	if err := os.WriteFile(rc, []byte(overrides), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_DATA_DIR="+filepath.Join(root, "tfdata"),
+		"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", crashpoint.EnvVar+"=")
+	t.Cleanup(w.cleanup)
+	return w
+}
+
+// declare writes the configuration: the provider block and one agent per
+// name, each with the description given.
+func (w *crashWorld) declare(description string, names ...string) {
+	w.t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    a2a = { source = \"a2a-terraform/a2a\" }\n  }\n}\n")
+	fmt.Fprintf(&b, "provider \"a2a\" {\n  state_dir = %q\n}\n", w.stateDir)
+	for _, n := range names {
+		fmt.Fprintf(&b, "resource \"a2a_agent\" %q {\n  config = <<-EOT\n%s\n  EOT\n}\n", n, indent(echoConfig("Crash "+n, description)))
+	}
+	if err := os.WriteFile(filepath.Join(w.work, "main.tf"), []byte(b.String()), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// terraform runs a terraform command in its own process group, with extra
+// environment, and returns its output and exit code.
+func (w *crashWorld) terraform(extraEnv []string, args ...string) (string, int) {
+	w.t.Helper()
+	cmd, out := w.command(extraEnv, args...)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return out.String(), 0
+	case errors.As(err, &exit):
+		return out.String(), exit.ExitCode()
+	}
+	w.t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
+	return "", 0
+}
+
+func (w *crashWorld) command(extraEnv []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	w.t.Cleanup(cancel)
+	args = append([]string{"-chdir=" + w.work, args[0], "-no-color"}, args[1:]...)
+	cmd := exec.CommandContext(ctx, "terraform", args...)
+	cmd.Env = append(slices.Clone(w.env), extraEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd, &out
+}
+
+// mustSucceed runs a terraform command that must succeed.
+func (w *crashWorld) mustSucceed(args ...string) string {
+	w.t.Helper()
+	out, code := w.terraform(nil, args...)
+	if code != 0 {
+		w.t.Fatalf("terraform %s failed (exit %d):\n%s", strings.Join(args, " "), code, out)
+	}
+	return out
+}
+
+// crashAt runs a terraform command with the provider set to die at point;
+// it reports whether the provider died there (the command failed).
+func (w *crashWorld) crashAt(point string, args ...string) bool {
+	w.t.Helper()
+	out, code := w.terraform([]string{crashpoint.EnvVar + "=" + point}, args...)
+	if code == 0 {
+		return false
+	}
+	if !strings.Contains(out, "plugin") && !strings.Contains(out, "provider") {
+		w.t.Fatalf("terraform %s failed, but not for the provider's crash:\n%s", strings.Join(args, " "), out)
+	}
+	return true
+}
+
+// converge applies once, then proves the plan empty and every agent
+// process accounted for by exactly one resource in state.
+func (w *crashWorld) converge() string {
+	w.t.Helper()
+	out := w.mustSucceed("apply", "-auto-approve", "-input=false")
+	if out, code := w.terraform(nil, "plan", "-detailed-exitcode", "-input=false"); code != 0 {
+		w.t.Fatalf("the plan after one apply is not empty (exit %d):\n%s", code, out)
+	}
+	w.checkProcessesMatchState()
+	return out
+}
+
+// stateAgents returns, for each agent in Terraform state, its id and its
+// instance (the pid), read through terraform show.
+func (w *crashWorld) stateAgents() map[string]string {
+	w.t.Helper()
+	out := w.mustSucceed("show", "-json")
+	var shown struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Type   string         `json:"type"`
+					Values map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
+		w.t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	agents := map[string]string{}
+	for _, r := range shown.Values.RootModule.Resources {
+		if r.Type != "a2a_agent" {
+			continue
+		}
+		id, _ := r.Values["id"].(string)
+		instance, _ := r.Values["instance"].(string)
+		if _, dup := agents[id]; dup {
+			w.t.Fatalf("agent %q is in state twice", id)
+		}
+		agents[id] = instance
+	}
+	return agents
+}
+
+// processes returns the agent processes of the world's state dir, by the
+// identity they carry, as agent id → pids.
+func (w *crashWorld) processes() map[string][]int {
+	w.t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.stateDir, ".id"))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	dirID := strings.TrimSpace(string(data))
+	out := map[string][]int{}
+	for _, p := range local.ScanProcesses() {
+		if p.StateDirID == dirID {
+			out[p.AgentID] = append(out[p.AgentID], p.PID)
+		}
+	}
+	return out
+}
+
+// checkProcessesMatchState proves that every agent process of the state
+// dir is the instance of exactly one resource in state, and every agent in
+// state runs as its instance.
+func (w *crashWorld) checkProcessesMatchState() {
+	w.t.Helper()
+	agents := w.stateAgents()
+	procs := w.processes()
+	for id, pids := range procs {
+		instance, tracked := agents[id]
+		switch {
+		case !tracked:
+			w.t.Errorf("agent %q runs (pids %v) but no resource in state tracks it", id, pids)
+		case len(pids) != 1:
+			w.t.Errorf("agent %q runs %d times (pids %v)", id, len(pids), pids)
+		case strconv.Itoa(pids[0]) != instance:
+			w.t.Errorf("agent %q runs as pid %d, but state says instance %q", id, pids[0], instance)
+		}
+	}
+	for id := range agents {
+		if len(procs[id]) == 0 {
+			w.t.Errorf("agent %q is in state but does not run", id)
+		}
+	}
+}
+
+// destroyed runs destroy and proves nothing of the state dir runs or
+// remains.
+func (w *crashWorld) destroyed() {
+	w.t.Helper()
+	w.mustSucceed("destroy", "-auto-approve", "-input=false")
+	w.checkNothingOfStateDir()
+}
+
+func (w *crashWorld) checkNothingOfStateDir() {
+	w.t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); len(w.processes()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if procs := w.processes(); len(procs) > 0 {
+		w.t.Errorf("agent processes of the state dir still run after destroy: %v", procs)
+	}
+	left, err := statedirtest.Leftovers(w.stateDir)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if len(left) > 0 {
+		w.t.Errorf("destroy left files behind in the state dir: %s", strings.Join(left, ", "))
+	}
+}
+
+// cleanup stops whatever a failed test left running of its state dir.
+func (w *crashWorld) cleanup() {
+	if _, err := os.Stat(filepath.Join(w.stateDir, ".id")); err != nil {
+		return
+	}
+	for _, pids := range w.processes() {
+		for _, pid := range pids {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+}
