@@ -62,6 +62,7 @@ type Host struct {
 	logger   *slog.Logger
 	done     chan struct{}
 	serveErr error
+	activity activity
 }
 
 // configError marks a problem with the agent config (as opposed to the
@@ -141,9 +142,8 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 	rpc := newRPCEndpoint(handler, auth, bodyTimeout)
 	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), rpc)
 
-	return &Host{
+	h := &Host{
 		server: &http.Server{
-			Handler:           logRequests(logger, routes),
 			ReadHeaderTimeout: readHeaderTimeout,
 			IdleTimeout:       idleTimeout,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -153,7 +153,9 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 		cardURL:  cardURL,
 		logger:   logger,
 		done:     make(chan struct{}),
-	}, nil
+	}
+	h.server.Handler = h.activity.track(logRequests(logger, routes))
+	return h, nil
 }
 
 // publishedCard derives the card for endpoint, signs it when the config
@@ -252,6 +254,9 @@ func Serve(ctx context.Context, cfg *agentconfig.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
+	trimCtx, stopTrimming := context.WithCancel(ctx)
+	defer stopTrimming()
+	go h.trimWhenIdle(trimCtx)
 	select {
 	case <-ctx.Done():
 	case <-h.done:

@@ -1,0 +1,66 @@
+package agenthost
+
+import (
+	"context"
+	"net/http"
+	"runtime/metrics"
+	"sync/atomic"
+	"time"
+)
+
+// quietPeriod is how long the host waits without a request before it
+// releases memory again: long enough that a burst of calls does not pay
+// for faulting pages back in, short enough that an idle fleet stays small.
+const quietPeriod = 5 * time.Second
+
+// activity counts the requests a host serves, for trimWhenIdle.
+type activity struct {
+	inFlight atomic.Int64
+	served   atomic.Uint64
+	lastEnd  atomic.Int64 // unix nanoseconds
+}
+
+func (a *activity) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a.inFlight.Add(1)
+		defer func() {
+			a.lastEnd.Store(time.Now().UnixNano())
+			a.served.Add(1)
+			a.inFlight.Add(-1)
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// trimWhenIdle releases memory once the host is up, and again whenever it
+// has gone quiet after serving requests or collecting garbage, until ctx
+// ends.
+func (h *Host) trimWhenIdle(ctx context.Context) {
+	releasePages()
+	served, cycles := h.activity.served.Load(), gcCycles()
+	tick := time.NewTicker(quietPeriod)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		busy := h.activity.inFlight.Load() > 0 || time.Since(time.Unix(0, h.activity.lastEnd.Load())) < quietPeriod
+		if busy || (h.activity.served.Load() == served && gcCycles() == cycles) {
+			continue
+		}
+		releasePages()
+		// Releasing collects garbage itself; count from after it.
+		served, cycles = h.activity.served.Load(), gcCycles()
+	}
+}
+
+var gcCyclesSample = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+
+// gcCycles returns how many garbage collections have completed. Only
+// trimWhenIdle's goroutine calls it.
+func gcCycles() uint64 {
+	metrics.Read(gcCyclesSample)
+	return gcCyclesSample[0].Value.Uint64()
+}
