@@ -175,3 +175,60 @@ func wantCardDescription(t *testing.T, acc *accTest, want string) {
 		t.Error(err)
 	}
 }
+
+// TestAccAgent_incompleteApplyKeepsAgent plans a config change while an
+// allowlisted variable it needs is set, then applies the saved plan after
+// it was unset: the apply fails naming it before it touches the running
+// agent, which keeps running its old config.
+func TestAccAgent_incompleteApplyKeepsAgent(t *testing.T) {
+	requireTerraform(t)
+	acc := newAccTest(t)
+	run := &cliRun{t: t, dir: t.TempDir(), coreLog: filepath.Join(t.TempDir(), "terraform.log")}
+	const variable = "A2A_ACC_GONE_AT_APPLY"
+	t.Setenv(variable, "present")
+	write := func(description string) {
+		config := acc.agent(echoConfig("Acc Kept Agent", description), "  env_allowlist = a2a_env_allowlist.test.reference") +
+			"resource \"a2a_env_allowlist\" \"test\" {\n  name = \"acc-kept\"\n  variables = [\"" + variable + "\"]\n}\n"
+		if err := os.WriteFile(filepath.Join(run.dir, "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := func(wantErr bool, args ...string) string {
+		t.Helper()
+		out, err := run.terraform(args...)
+		if (err != nil) != wantErr {
+			t.Fatalf("terraform %s: %v (want error: %v)\n%s", strings.Join(args, " "), err, wantErr, out)
+		}
+		return out
+	}
+	t.Cleanup(func() { _, _ = run.terraform("destroy", "-auto-approve") })
+
+	write("first")
+	step(false, "init", "-input=false")
+	step(false, "apply", "-auto-approve", "-input=false")
+	agents, err := acc.listAgents()
+	if err != nil || len(agents) != 1 || !agents[0].Running {
+		t.Fatalf("agents after the first apply: %+v, %v; want one running", agents, err)
+	}
+	before := agents[0]
+
+	write("second $${" + variable + "}")
+	step(false, "plan", "-input=false", "-out", "change.tfplan")
+	if err := os.Unsetenv(variable); err != nil {
+		t.Fatal(err)
+	}
+	out := step(true, "apply", "-input=false", "change.tfplan")
+	if !strings.Contains(out, variable) || !strings.Contains(out, "no value") {
+		t.Errorf("the failed apply does not say %s has no value:\n%s", variable, out)
+	}
+	agents, err = acc.listAgents()
+	if err != nil || len(agents) != 1 {
+		t.Fatalf("agents after the failed apply: %+v, %v", agents, err)
+	}
+	if after := agents[0]; !after.Running || after.Instance != before.Instance {
+		t.Errorf("the running agent was touched: before %+v, after %+v", before, after)
+	}
+	if err := fetchCard(before.CardURL, descriptionIs("first")); err != nil {
+		t.Error(err)
+	}
+}

@@ -65,6 +65,7 @@ func Run(t *testing.T, h Harness) {
 		{"logs", testLogs},
 		{"deprovision", testDeprovision},
 		{"list sorted", testListSorted},
+		{"incomplete config keeps the agent", testIncompleteKeepsAgent},
 	}
 	if h.Crash != nil {
 		cases = append(cases, struct {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -94,5 +95,36 @@ func WantCardWith(t *testing.T, url, value string) {
 	}
 	if !strings.Contains(string(body), value) {
 		t.Fatalf("card at %s does not show %q:\n%s", url, value, body)
+	}
+}
+
+// testIncompleteKeepsAgent provisions, over a running agent, a config that
+// references an allowlisted variable with no value: the runtime refuses it,
+// naming the variable, and leaves the agent running as it was.
+func testIncompleteKeepsAgent(t *testing.T, h Harness) {
+	const unset = "A2A_CONTRACT_NEVER_SET"
+	t.Setenv(unset, "")
+	if err := os.Unsetenv(unset); err != nil {
+		t.Fatal(err)
+	}
+	rt := h.New(t)
+	a := provision(t, h, rt, "Contract Incomplete")
+	startHealthy(t, rt, a.ID)
+	before, err := rt.Get(ctx(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	incomplete := append(h.Config("Contract Incomplete"), "\n[[skills]]\nid = \"s\"\nname = \"${"+unset+"}\"\n"...)
+	_, err = rt.Provision(ctx(t), agentruntime.Spec{Config: incomplete,
+		Allowlist: &agentruntime.EnvAllowlist{Name: "contract", Variables: []string{unset}}})
+	if !agentruntime.IsKind(err, agentruntime.KindUnsetEnv) || !strings.Contains(err.Error(), unset) {
+		t.Fatalf("Provision of a config whose variable has no value = %v, want an unset-variable error naming %s", err, unset)
+	}
+	after, err := rt.Get(ctx(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Running || after.Instance != before.Instance || after.ConfigSHA256 != before.ConfigSHA256 {
+		t.Errorf("the refused provision touched the agent: before %+v, after %+v", before, after)
 	}
 }
