@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -234,6 +235,12 @@ func TestProtocolVersions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("header name in any case", func(t *testing.T) {
+		// A raw map key: the client sends it as written.
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 11, "method": "SendMessage", "params": sendParams("x")})
+		res := do(t, http.MethodPost, h.Endpoint(), http.Header{"Content-Type": {"application/json"}, "a2a-version": {"99.0"}}, body)
+		wantRPCError(t, res, -32009)
+	})
 	t.Run("patch number ignored", func(t *testing.T) {
 		res := postRPC(t, h.Endpoint(), "SendMessage", sendParams("patched"), version("1.0.7"))
 		if !strings.Contains(string(res.body), "patched") {
@@ -433,4 +440,50 @@ func asCaller(scope string) context.Context {
 	ctx, callCtx := a2asrv.NewCallContext(context.Background(), nil)
 	callCtx.User = a2asrv.NewAuthenticatedUser(scope, nil)
 	return ctx
+}
+
+// TestSubscribeToRunningTask covers SubscribeToTask of a task still
+// running (sections 3.1.6, 9.4.6): the stream follows it to its end.
+func TestSubscribeToRunningTask(t *testing.T) {
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	let := func() { releaseOnce.Do(func() { close(release) }) }
+	model := newFakeModel(t, func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		answerWith(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"late answer"}}]}`)(w, r)
+	})
+	t.Cleanup(let)
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), &syncBuffer{})
+	client, _ := newClient(t, h.Endpoint(), nil)
+	req := userText("take your time")
+	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}
+	res, err := client.SendMessage(ctxFor(t), req)
+	if err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	id := res.(*a2a.Task).ID
+	waitFor(t, func() bool { return len(model.recorded()) == 1 })
+	var answer string
+	var last a2a.TaskState
+	first := true
+	for ev, err := range client.SubscribeToTask(ctxFor(t), &a2a.SubscribeToTaskRequest{ID: id}) {
+		if err != nil {
+			t.Fatalf("SubscribeToTask: %v", err)
+		}
+		if first {
+			let()
+			first = false
+		}
+		switch e := ev.(type) {
+		case *a2a.TaskArtifactUpdateEvent:
+			answer += partsText(e.Artifact.Parts)
+		case *a2a.TaskStatusUpdateEvent:
+			last = e.Status.State
+		case *a2a.Task:
+			last = e.Status.State
+		}
+	}
+	if answer != "late answer" || last != a2a.TaskStateCompleted {
+		t.Errorf("subscription saw %q ending %s, want the answer and completed", answer, last)
+	}
 }
