@@ -33,16 +33,38 @@ var crashPoints = map[string][]string{
 }
 
 // TestAccCrash_provider kills the provider plugin (SIGKILL) at every crash
-// point of create, update and delete of several agents, then proves that
-// one plain apply (or destroy) converges: the plan after it is empty, every
-// agent process belongs to exactly one resource in state, and after
+// point of create, update and delete of several local agents, then proves
+// that one plain apply (or destroy) converges: the plan after it is empty,
+// every agent process belongs to exactly one resource in state, and after
 // destroy nothing of the state dir runs or remains.
 func TestAccCrash_provider(t *testing.T) {
 	requireAcc(t)
-	for op, points := range crashPoints {
+	runCrashPoints(t, "", crashPoints)
+}
+
+// containerCrashPoints are the crash points a container agent's create,
+// update and delete reach.
+var containerCrashPoints = map[string][]string{
+	"create": {"container-provision-intended", "provider-create-provisioned", "provider-settle-started"},
+	"update": {"container-provision-intended", "provider-update-provisioned", "provider-update-stopped", "provider-settle-started"},
+	"delete": {"provider-delete-deprovisioned"},
+}
+
+// TestAccCrash_container is TestAccCrash_provider for container agents:
+// every agent in state runs as exactly one container, its instance, and
+// destroy leaves no container behind.
+func TestAccCrash_container(t *testing.T) {
+	requireAcc(t)
+	needEngine(t)
+	runCrashPoints(t, "  container {\n    stop_grace_period = \"3s\"\n  }\n", containerCrashPoints)
+}
+
+func runCrashPoints(t *testing.T, adapterBlock string, points map[string][]string) {
+	for op, points := range points {
 		for _, point := range points {
 			t.Run(op+"/"+point, func(t *testing.T) {
 				w := newCrashWorld(t)
+				w.adapterBlock = adapterBlock
 				w.declare("first", crashAgents...)
 				at := point + ":2"
 				switch op {

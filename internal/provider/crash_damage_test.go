@@ -55,7 +55,7 @@ func TestAccCrash_recordDamage(t *testing.T) {
 				w.declare("first", crashAgents...)
 				w.converge()
 				before := w.stateAgents()
-				damaged := "crash-" + crashAgents[0]
+				damaged := w.agentID(crashAgents[0])
 				damage(t, w.stateDir, damaged)
 				if then == "destroy" {
 					w.destroyed()
@@ -104,7 +104,7 @@ func TestAccCrash_stateDirMoved(t *testing.T) {
 			t.Errorf("apply against the old path does not say %q:\n%s", want, out)
 		}
 	}
-	if now := w.processes(); !maps.EqualFunc(now, running, func(a, b []int) bool { return len(a) == 1 && len(b) == 1 && a[0] == b[0] }) {
+	if now := w.processes(); !maps.EqualFunc(now, running, func(a, b []string) bool { return len(a) == 1 && len(b) == 1 && a[0] == b[0] }) {
 		t.Errorf("the agents running changed from %v to %v: duplicates were started or originals stopped", running, now)
 	}
 	w.declare("first", crashAgents...)

@@ -5,9 +5,12 @@ package provider
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +23,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
@@ -52,7 +56,16 @@ type crashWorld struct {
 	work     string
 	stateDir string
 	env      []string
+	// adapterBlock is the provider block's adapter block; empty selects
+	// the local adapter.
+	adapterBlock string
+	// suffix makes the agents' names this world's own, as containers on a
+	// shared engine must be.
+	suffix string
 }
+
+// container reports whether the world runs its agents as containers.
+func (w *crashWorld) container() bool { return w.adapterBlock != "" }
 
 func newCrashWorld(t *testing.T) *crashWorld {
 	t.Helper()
@@ -63,7 +76,9 @@ func newCrashWorld(t *testing.T) *crashWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &crashWorld{t: t, work: filepath.Join(root, "work"), stateDir: filepath.Join(root, "state")}
+	suffix := make([]byte, 3)
+	_, _ = rand.Read(suffix)
+	w := &crashWorld{t: t, work: filepath.Join(root, "work"), stateDir: filepath.Join(root, "state"), suffix: hex.EncodeToString(suffix)}
 	for _, dir := range []string{bin, w.work} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
@@ -89,14 +104,20 @@ func (w *crashWorld) declare(description string, names ...string) {
 	w.t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    a2a = { source = \"a2a-terraform/a2a\" }\n  }\n}\n")
-	fmt.Fprintf(&b, "provider \"a2a\" {\n  state_dir = %q\n}\n", w.stateDir)
+	fmt.Fprintf(&b, "provider \"a2a\" {\n  state_dir = %q\n%s}\n", w.stateDir, w.adapterBlock)
 	for _, n := range names {
-		fmt.Fprintf(&b, "resource \"a2a_agent\" %q {\n  config = <<-EOT\n%s\n  EOT\n}\n", n, indent(echoConfig("Crash "+n, description)))
+		fmt.Fprintf(&b, "resource \"a2a_agent\" %q {\n  config = <<-EOT\n%s\n  EOT\n}\n", n, indent(echoConfig(w.agentName(n), description)))
 	}
 	if err := os.WriteFile(filepath.Join(w.work, "main.tf"), []byte(b.String()), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
 }
+
+// agentName is the name of the world's agent declared as resource n.
+func (w *crashWorld) agentName(n string) string { return "Crash " + n + " " + w.suffix }
+
+// agentID is the id of the world's agent declared as resource n.
+func (w *crashWorld) agentID(n string) string { return agentconfig.Slug(w.agentName(n)) }
 
 // terraform runs a terraform command in its own process group, with extra
 // environment, and returns its output and exit code.
@@ -198,20 +219,56 @@ func (w *crashWorld) stateAgents() map[string]string {
 
 // processes returns the agent processes of the world's state dir, by the
 // identity they carry, as agent id → pids.
-func (w *crashWorld) processes() map[string][]int {
+func (w *crashWorld) processes() map[string][]string {
 	w.t.Helper()
 	data, err := os.ReadFile(filepath.Join(w.stateDir, ".id"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no local runtime ever opened the state dir
+	}
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	dirID := strings.TrimSpace(string(data))
-	out := map[string][]int{}
+	out := map[string][]string{}
 	for _, p := range local.ScanProcesses() {
 		if p.StateDirID == dirID {
-			out[p.AgentID] = append(out[p.AgentID], p.PID)
+			out[p.AgentID] = append(out[p.AgentID], strconv.Itoa(p.PID))
 		}
 	}
 	return out
+}
+
+// containers returns the running containers of the world's agents on the
+// engine, as agent id → container ids.
+func (w *crashWorld) containers() map[string][]string {
+	w.t.Helper()
+	out := map[string][]string{}
+	for _, n := range crashAgents {
+		id := w.agentID(n)
+		ids, err := docker("ps", "-q", "--no-trunc", "--filter", "label="+managedByLabel, "--filter", "label="+agentIDLabel+"="+id)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if f := strings.Fields(ids); len(f) > 0 {
+			out[id] = f
+		}
+	}
+	return out
+}
+
+// leftContainers returns every container of the world's agents, running
+// or not.
+func (w *crashWorld) leftContainers() []string {
+	w.t.Helper()
+	var left []string
+	for _, n := range crashAgents {
+		ids, err := agentContainers(w.agentID(n))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		left = append(left, ids...)
+	}
+	return left
 }
 
 // checkProcessesMatchState proves that every agent process of the state
@@ -221,6 +278,9 @@ func (w *crashWorld) checkProcessesMatchState() {
 	w.t.Helper()
 	agents := w.stateAgents()
 	procs := w.processes()
+	if w.container() {
+		procs = w.containers()
+	}
 	for id, pids := range procs {
 		instance, tracked := agents[id]
 		switch {
@@ -228,8 +288,8 @@ func (w *crashWorld) checkProcessesMatchState() {
 			w.t.Errorf("agent %q runs (pids %v) but no resource in state tracks it", id, pids)
 		case len(pids) != 1:
 			w.t.Errorf("agent %q runs %d times (pids %v)", id, len(pids), pids)
-		case strconv.Itoa(pids[0]) != instance:
-			w.t.Errorf("agent %q runs as pid %d, but state says instance %q", id, pids[0], instance)
+		case pids[0] != instance:
+			w.t.Errorf("agent %q runs as %s, but state says instance %q", id, pids[0], instance)
 		}
 	}
 	for id := range agents {
@@ -249,6 +309,11 @@ func (w *crashWorld) destroyed() {
 
 func (w *crashWorld) checkNothingOfStateDir() {
 	w.t.Helper()
+	if w.container() {
+		if left := w.leftContainers(); len(left) > 0 {
+			w.t.Errorf("destroy left containers on the engine: %v", left)
+		}
+	}
 	for deadline := time.Now().Add(5 * time.Second); len(w.processes()) > 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -259,6 +324,8 @@ func (w *crashWorld) checkNothingOfStateDir() {
 	if err != nil {
 		w.t.Fatal(err)
 	}
+	// The lock serialising base image builds belongs to the state dir.
+	left = slices.DeleteFunc(left, func(f string) bool { return filepath.Base(f) == "container-image-build.lock" })
 	if len(left) > 0 {
 		w.t.Errorf("destroy left files behind in the state dir: %s", strings.Join(left, ", "))
 	}
@@ -266,12 +333,19 @@ func (w *crashWorld) checkNothingOfStateDir() {
 
 // cleanup stops whatever a failed test left running of its state dir.
 func (w *crashWorld) cleanup() {
+	if w.container() {
+		for _, c := range w.leftContainers() {
+			_, _ = docker("rm", "-f", c)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(w.stateDir, ".id")); err != nil {
 		return
 	}
 	for _, pids := range w.processes() {
 		for _, pid := range pids {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			if n, err := strconv.Atoi(pid); err == nil {
+				_ = syscall.Kill(-n, syscall.SIGKILL)
+			}
 		}
 	}
 }

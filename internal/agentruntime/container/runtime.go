@@ -34,6 +34,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
 )
 
 // Runtime runs agents as containers. It is safe for concurrent use, and
@@ -46,6 +47,10 @@ type Runtime struct {
 	digestOnce sync.Once
 	digest     string
 	digestErr  error
+
+	// creations holds, by agent id, the creator locks of the agents this
+	// process created and no one has claimed yet.
+	creations sync.Map
 }
 
 var _ agentruntime.Runtime = (*Runtime)(nil)
@@ -134,12 +139,19 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
-	if existing != nil && spec.CreateOnly {
-		return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
-	}
 	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names()}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
+	}
+	var made *creation
+	if spec.CreateOnly {
+		made = &creation{ConfigSHA256: p.Config.SHA256(), EnvAllowlist: b.allowlist}
+		if existing != nil && !r.takenOverBy(ctx, id, *made) {
+			return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
+		}
+		if err := r.holdCreation(ctx, "provision", id); err != nil {
+			return agentruntime.Agent{}, err
+		}
 	}
 	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
 		return agentruntime.Agent{}, err
@@ -154,6 +166,14 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		}
 		return r.writeSecrets(ctx, "provision", id, containerID, spec.Secrets)
 	}
+	if err := r.writeIntent("provision", id, intent{Port: b.port, Creation: made}); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	if made == nil {
+		// Provisioned again by its owner: claimed.
+		r.releaseCreation(ctx, id)
+	}
+	crashpoint.Hit("container-provision-intended")
 	var created string
 	switch {
 	case existing == nil:
@@ -193,7 +213,8 @@ func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string
 }
 
 // portFor is the config's http_port when set, else the port the agent was
-// given before, else a newly allocated one.
+// given before (by its container, or by its intent file when the container
+// is gone and the port free), else a newly allocated one.
 func (r *Runtime) portFor(ctx context.Context, cfg *agentconfig.Config, existing *containertypes.InspectResponse) (int, error) {
 	if cfg.Server.HTTPPort > 0 {
 		return cfg.Server.HTTPPort, nil
@@ -202,6 +223,8 @@ func (r *Runtime) portFor(ctx context.Context, cfg *agentconfig.Config, existing
 		if p, err := strconv.Atoi(existing.Config.Labels[labelPort]); err == nil {
 			return p, nil
 		}
+	} else if p, ok := r.keptPort(ctx, cfg.ID()); ok {
+		return p, nil
 	}
 	return r.allocatePort(ctx)
 }
@@ -239,7 +262,11 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if !unchanged(c, want) {
+	// A container a replace cut short left aside may still hold the port.
+	if err := r.removeAside(ctx, op, id); err != nil {
+		return err
+	}
+	if !unchanged(c, want) || !connected(c) {
 		// The runtime was not given the values again: the new container
 		// takes them from the old one.
 		carry := func(created string) error {
@@ -331,7 +358,11 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, c), nil
+	a := r.agent(ctx, c)
+	if in := r.readIntent(id); in != nil && in.Creation != nil {
+		a.Unclaimed = true
+	}
+	return a, nil
 }
 
 // Recover finds the agents of earlier processes by their labels; the engine
@@ -426,24 +457,55 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	}
 	// By label, so that a container renamed aside by a replace that was cut
 	// short goes with its agent.
+	containers, err := r.containersOf(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	for _, c := range containers {
+		if err := r.remove(ctx, op, id, c.ID); err != nil {
+			return err
+		}
+	}
+	if err := r.removeIntent(op, id); err != nil {
+		return err
+	}
+	r.releaseCreation(ctx, id)
+	// The agent is gone for good, and its lock file with it.
+	if err := lock.Remove(); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	return nil
+}
+
+// removeAside removes the agent's containers other than the one named as
+// the agent's: left, renamed aside, by a replace that was cut short.
+func (r *Runtime) removeAside(ctx context.Context, op, id string) error {
+	containers, err := r.containersOf(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	for _, c := range containers {
+		if !slices.Contains(c.Names, "/"+r.containerName(id)) {
+			if err := r.remove(ctx, op, id, c.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// containersOf lists every container labelled as the agent's, whatever
+// its name.
+func (r *Runtime) containersOf(ctx context.Context, op, id string) ([]containertypes.Summary, error) {
 	res, err := r.cli.ContainerList(ctx, client.ContainerListOptions{
 		All: true,
 		Filters: client.Filters{}.
 			Add("label", labelManagedBy+"="+managedByValue, labelScope+"="+r.opts.Scope, labelAgentID+"="+id),
 	})
 	if err != nil {
-		return r.engineError(op, id, err)
+		return nil, r.engineError(op, id, err)
 	}
-	for _, c := range res.Items {
-		if err := r.remove(ctx, op, id, c.ID); err != nil {
-			return err
-		}
-	}
-	// The agent is gone for good, and its lock file with it.
-	if err := lock.Remove(); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
-	}
-	return nil
+	return res.Items, nil
 }
 
 // agent is the runtime's view of a container, read from its labels and

@@ -1,0 +1,205 @@
+package container
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	containertypes "github.com/moby/moby/api/types/container"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+)
+
+// The engine is the record of what runs; the state dir keeps, beside it,
+// what must outlive a container: the intent to create one, written before
+// the engine is asked, and the host port the agent was given, so that a
+// container removed behind the adapter's back (docker rm -f) comes back on
+// the port its clients know.
+//
+//	state left by a crash or a hand        recovery
+//	intent file, no container              the next provision creates the container, on the
+//	  (create cut, or docker rm -f)        port the file keeps when it is free
+//	container renamed aside (replace cut)  removed before the agent is started, and by destroy
+//	container cut off its network          started in a new container, which joins it again
+//	intent file, container removed         the intent file, and any temporary file of a write
+//	  (deprovision cut; write cut)         of it, go with the agent's deprovision
+//	unclaimed creation, creator dead       a create of the very same spec takes the agent over
+
+// recordDir is the adapter's part of the state dir.
+const recordDir = "container/agents"
+
+// intent is what the adapter writes down before it creates an agent's
+// container.
+type intent struct {
+	Port int `json:"port"`
+	// Creation is set by a create-only provision until the agent is
+	// claimed: the spec it was created for. Its creator holds the agent's
+	// creator lock until it exits, so that a create of the very same spec
+	// takes over an agent whose creator died before its caller recorded it.
+	Creation *creation `json:"creation,omitempty"`
+}
+
+type creation struct {
+	ConfigSHA256 string `json:"config_sha256"`
+	EnvAllowlist string `json:"env_allowlist,omitempty"`
+}
+
+// creatorKey names the lock the creator of an agent holds until it exits.
+func (r *Runtime) creatorKey(id string) string { return "creator-" + r.containerName(id) }
+
+// creatorProbe bounds the wait for a creator lock: a live creator holds it
+// for good, a dead one holds nothing.
+const creatorProbe = 100 * time.Millisecond
+
+// holdCreation takes the agent's creator lock and keeps it until this
+// process exits or the agent is claimed or removed.
+func (r *Runtime) holdCreation(ctx context.Context, op, id string) error {
+	if _, held := r.creations.Load(id); held {
+		return nil
+	}
+	lock, err := r.opts.StateDir.LockKey(ctx, r.creatorKey(id))
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	r.creations.Store(id, lock)
+	return nil
+}
+
+// creatorGone reports whether the process that created agent id has
+// exited, removing its creator lock if so. This process is never gone.
+func (r *Runtime) creatorGone(ctx context.Context, id string) bool {
+	if _, mine := r.creations.Load(id); mine {
+		return false
+	}
+	probe, cancel := context.WithTimeout(ctx, creatorProbe)
+	defer cancel()
+	lock, err := r.opts.StateDir.LockKey(probe, r.creatorKey(id))
+	if err != nil {
+		return false
+	}
+	_ = lock.Remove()
+	return true
+}
+
+// releaseCreation lets go of the agent's creator lock, claimed or removed
+// as the agent is, and removes its file when no live creator holds it.
+func (r *Runtime) releaseCreation(ctx context.Context, id string) {
+	if v, mine := r.creations.LoadAndDelete(id); mine {
+		_ = v.(*statedir.KeyLock).Remove()
+		return
+	}
+	r.creatorGone(ctx, id)
+}
+
+// takenOverBy reports whether a create-only provision of spec may take the
+// agent's existing container over: a create of that very spec made it, no
+// one claimed it since, and its creator has exited.
+func (r *Runtime) takenOverBy(ctx context.Context, id string, c creation) bool {
+	in := r.readIntent(id)
+	return in != nil && in.Creation != nil && *in.Creation == c && r.creatorGone(ctx, id)
+}
+
+// Claim records that the caller tracks the agent, so that no later create
+// takes it over.
+func (r *Runtime) Claim(ctx context.Context, id string) error {
+	const op = "claim"
+	lock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	in := r.readIntent(id)
+	if in == nil || in.Creation == nil {
+		return nil
+	}
+	in.Creation = nil
+	if err := r.writeIntent(op, id, *in); err != nil {
+		return err
+	}
+	r.releaseCreation(ctx, id)
+	return nil
+}
+
+func (r *Runtime) intentFile(id string) string {
+	return path.Join(recordDir, r.containerName(id)+".json")
+}
+
+// readIntent returns the agent's intent file; nil when there is none or it
+// cannot be read, as it only spares a port.
+func (r *Runtime) readIntent(id string) *intent {
+	data, err := r.opts.StateDir.ReadFile(r.intentFile(id))
+	if err != nil {
+		return nil
+	}
+	var in intent
+	if json.Unmarshal(data, &in) != nil || in.Port <= 0 {
+		return nil
+	}
+	return &in
+}
+
+// writeIntent records, durably, the container about to be created.
+func (r *Runtime) writeIntent(op, id string, in intent) error {
+	data, err := json.Marshal(in)
+	if err == nil {
+		err = r.opts.StateDir.WriteFile(r.intentFile(id), data)
+	}
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "record the container about to be created")
+	}
+	return nil
+}
+
+// removeIntent removes the agent's intent file, and the temporary files a
+// write of it cut short by a crash left beside it.
+func (r *Runtime) removeIntent(op, id string) error {
+	temps, _ := filepath.Glob(r.opts.StateDir.Join(recordDir, "."+r.containerName(id)+".json.tmp-*"))
+	for _, f := range append(temps, r.opts.StateDir.Join(r.intentFile(id))) {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		}
+	}
+	return nil
+}
+
+// keptPort is the port an agent without a container had before, when no
+// other agent holds it now and, on an engine of this machine, it binds.
+func (r *Runtime) keptPort(ctx context.Context, id string) (int, bool) {
+	in := r.readIntent(id)
+	if in == nil {
+		return 0, false
+	}
+	taken, err := r.labelledPorts(ctx)
+	if err != nil || taken[in.Port] {
+		return 0, false
+	}
+	if r.engineIsLocal() {
+		l, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(r.opts.publishAddr().String(), strconv.Itoa(in.Port)))
+		if err != nil {
+			return 0, false
+		}
+		_ = l.Close()
+	}
+	return in.Port, true
+}
+
+// connected reports whether the container is attached to a network, as
+// its network mode asks: one cut off by `docker network disconnect` is not,
+// and only a new container joins it again.
+func connected(c *containertypes.InspectResponse) bool {
+	if c.HostConfig != nil {
+		switch mode := c.HostConfig.NetworkMode; {
+		case mode.IsHost(), mode.IsNone(), mode.IsContainer():
+			return true
+		}
+	}
+	return c.NetworkSettings != nil && len(c.NetworkSettings.Networks) > 0
+}

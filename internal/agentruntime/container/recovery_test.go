@@ -1,0 +1,123 @@
+package container
+
+import (
+	"errors"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+)
+
+// TestRemovedContainerKeepsPort removes an agent's container behind the
+// adapter's back: created again, the agent gets its old host port back,
+// and deprovisioning it leaves no intent file.
+func TestRemovedContainerKeepsPort(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	spec := agentruntime.Spec{Config: agentConfig("Comeback Agent"), CreateOnly: true}
+	a := provisionStarted(t, rt, spec)
+	docker(t, "rm", "-f", rt.containerName(a.ID))
+	again := provisionStarted(t, rt, spec)
+	if again.Port != a.Port {
+		t.Errorf("the agent created again got port %d, want its old port %d", again.Port, a.Port)
+	}
+	if err := rt.Deprovision(testContext(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.opts.StateDir.ReadFile(rt.intentFile(a.ID)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the intent file outlived the agent: %v", err)
+	}
+}
+
+// TestDisconnectedAgentRecovers cuts a running agent off its network, as
+// `docker network disconnect` does: it reads unhealthy, and a restart
+// brings it back healthy, connected again.
+func TestDisconnectedAgentRecovers(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Cut Off Agent")})
+	name := rt.containerName(a.ID)
+	for network := range inspectAgent(t, rt, a.ID).Container.NetworkSettings.Networks {
+		docker(t, "network", "disconnect", network, name)
+	}
+	ctx := testContext(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for h, _ := rt.Health(ctx, a.ID); h == agentruntime.HealthHealthy; h, _ = rt.Health(ctx, a.ID) {
+		if time.Now().After(deadline) {
+			t.Fatal("the agent cut off its network still reads healthy")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := rt.Stop(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := agentruntime.WaitHealthy(ctx, rt, a.ID); err != nil {
+		t.Fatalf("after a restart the agent is %s: %v", h, err)
+	}
+	if c := inspectAgent(t, rt, a.ID).Container; !connected(&c) {
+		t.Error("the restarted agent is not connected to a network")
+	}
+}
+
+// TestAsideContainerRemovedAtStart leaves, as a replace cut short would, the
+// agent's old container running under another name: it must not keep the
+// agent's port from the new container, nor outlive the start.
+func TestAsideContainerRemovedAtStart(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	spec := agentruntime.Spec{Config: agentConfig("Aside Agent")}
+	a := provisionStarted(t, rt, spec)
+	docker(t, "rename", rt.containerName(a.ID), rt.containerName(a.ID)+"-replaced-cut")
+	provisionStarted(t, rt, spec)
+	containers, err := rt.containersOf(testContext(t), "test", a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(containers) != 1 {
+		t.Errorf("the agent has %d containers, want 1: %v", len(containers), containers)
+	}
+}
+
+// TestCreateTakesOverDeadCreation: an agent whose create-only provision
+// died before its caller recorded it (its creator lock let go, its
+// creation unclaimed) is taken over by a create of the very same spec
+// only; once claimed, no create takes it over.
+func TestCreateTakesOverDeadCreation(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	ctx := testContext(t)
+	spec := agentruntime.Spec{Config: agentConfig("Orphaned Create"), CreateOnly: true}
+	a, err := rt.Provision(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
+		t.Fatalf("a second create while the creator lives = %v, want it refused as existing", err)
+	}
+	// The creator dies: its lock goes with it.
+	held, _ := rt.creations.LoadAndDelete(a.ID)
+	held.(*statedir.KeyLock).Unlock()
+	other := agentruntime.Spec{Config: agentConfig("Orphaned Create", "# another config"), CreateOnly: true}
+	if _, err := rt.Provision(ctx, other); !errors.Is(err, agentruntime.ErrConflict) {
+		t.Fatalf("a create of another spec = %v, want it refused as existing", err)
+	}
+	if got, err := rt.Get(ctx, a.ID); err != nil || !got.Unclaimed {
+		t.Fatalf("Get = %+v, %v; want the agent unclaimed", got, err)
+	}
+	if _, err := rt.Provision(ctx, spec); err != nil {
+		t.Fatalf("a create of the very same spec = %v, want it to take the agent over", err)
+	}
+	if err := rt.Claim(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rt.Get(ctx, a.ID); err != nil || got.Unclaimed {
+		t.Fatalf("Get after Claim = %+v, %v; want the agent claimed", got, err)
+	}
+	if _, err := rt.Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
+		t.Fatalf("a create after the claim = %v, want it refused as existing", err)
+	}
+	if err := rt.Deprovision(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+}
