@@ -286,6 +286,9 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))
 		return
 	}
+	if warning := unreachableCardWarning(a); warning != nil {
+		diags.Append(warning)
+	}
 	tflog.Info(ctx, "agent settled", map[string]any{"health": string(a.Health), "instance": a.Instance})
 }
 

@@ -113,6 +113,9 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 		return p, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", p.Config.ID(), nil,
 			"[runtime] image %q must be literal: the image is chosen before the agent's environment exists", p.Config.Runtime.Image)
 	}
+	if err := checkExternal(p.Config); err != nil {
+		return p, &agentruntime.Error{Kind: agentruntime.KindInvalidConfig, Op: "provision", Err: err}
+	}
 	return p, nil
 }
 
@@ -159,7 +162,10 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if b.port, err = r.portFor(ctx, p.Config, existing); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	want := r.createOptions(b)
+	want, err := r.createOptions(b)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
 	fill := func(containerID string) error {
 		if len(spec.Secrets) == 0 {
 			return nil
@@ -207,7 +213,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 
 func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string, error) {
 	if img := cfg.Runtime.Image; img != "" {
-		return img, r.requireImage(ctx, img, fmt.Sprintf("[runtime] image of agent %q", cfg.ID()))
+		return img, r.ensureImage(ctx, img, cfg.Runtime.PullPolicy(), fmt.Sprintf("[runtime] image of agent %q", cfg.ID()))
 	}
 	return r.baseImage(ctx)
 }
@@ -304,7 +310,7 @@ func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.Con
 	}
 	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]),
 		allowlist: c.Config.Labels[labelEnvAllowlist], written: splitList(c.Config.Labels[labelWriteOnly]), image: image, port: port}
-	return r.createOptions(b), nil
+	return r.createOptions(b)
 }
 
 func envValue(env []string, name string) (string, bool) {
@@ -529,7 +535,11 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 	if raw, ok := envValue(c.Config.Env, ConfigEnvVar); ok {
 		a.Config = []byte(raw)
 	}
+	paths := cardPaths(labels)
 	a.CardURL = card.CardURL(a.Endpoint)
+	if labels[labelCardPaths] != "" {
+		a.CardURL = cardURL(a.Endpoint, paths)
+	}
 	switch state := c.State.Status; {
 	case restarting(c):
 		// An agent the engine restarts after each exit is not running: it
@@ -542,8 +552,12 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 		a.Health = agentruntime.HealthUnhealthy
 		// The advertised URL may lead through a proxy this machine cannot
 		// reach, so the card is probed where the engine publishes it.
-		if state == containertypes.StateRunning && agentruntime.ProbeCard(ctx, card.CardURL(r.opts.endpoint(port))) {
-			a.Health = agentruntime.HealthHealthy
+		if state == containertypes.StateRunning {
+			check := agentruntime.CheckCard(ctx, r.opts.endpoint(port), paths)
+			a.Card, a.CardError = check.Card, check.Err
+			if check.Healthy() {
+				a.Health = agentruntime.HealthHealthy
+			}
 		}
 	default:
 		a.Health = agentruntime.HealthStopped

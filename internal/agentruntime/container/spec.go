@@ -59,8 +59,6 @@ const (
 	labelSpecSHA = "a2a.spec-sha256"
 )
 
-var agentPort = network.MustParsePort(strconv.Itoa(containerPort) + "/tcp")
-
 // containerName is deterministic per agent id so that the engine itself
 // refuses a second container for one agent.
 func (r *Runtime) containerName(id string) string {
@@ -95,9 +93,10 @@ func (b blueprint) environment(advertisedURL string) (env, delivered []string) {
 }
 
 // createOptions builds the engine request for b under the runtime's options.
-func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
+func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, error) {
 	advertised := r.advertisedURL(b)
 	env, delivered := b.environment(advertised)
+	agentPort := network.MustParsePort(strconv.Itoa(listenPort(b.cfg)) + "/tcp")
 	cfg := &containertypes.Config{
 		Image:        b.image,
 		Env:          env,
@@ -117,7 +116,15 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 			labelDeliveredEnv: strings.Join(delivered, ","),
 		},
 	}
-	if b.cfg.Runtime.Image == "" {
+	if b.cfg.Runtime.External() {
+		cmd, extra, err := b.externalProcess(advertised)
+		if err != nil {
+			return client.ContainerCreateOptions{}, err
+		}
+		cfg.Cmd = cmd
+		cfg.Env = append(cfg.Env, extra...)
+		cfg.Labels[labelCardPaths] = strings.Join(b.cfg.Runtime.CardPaths(), ",")
+	} else {
 		// The built-in host: flags override the config's [server] table. An
 		// advertised_url the config sets is left to the host, which expands
 		// any variable in it from the container's environment.
@@ -142,7 +149,7 @@ func (r *Runtime) createOptions(b blueprint) client.ContainerCreateOptions {
 		withSecrets(cfg, host)
 	}
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
-	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}
+	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}, nil
 }
 
 // advertisedURL is the config's [server] advertised_url, set for an agent

@@ -1,0 +1,210 @@
+package container
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/distribution/reference"
+	"github.com/moby/moby/api/types/registry"
+	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+// labelCardPaths names where an external agent serves its card; the
+// built-in host's containers do without it, serving at card.WellKnownPath.
+const labelCardPaths = "a2a.card-paths"
+
+// listenPort is the port the agent listens on inside its container.
+func listenPort(cfg *agentconfig.Config) int {
+	if cfg.Runtime.Port != 0 {
+		return cfg.Runtime.Port
+	}
+	return containerPort
+}
+
+// externalProcess returns the command and the extra variables of an agent
+// the operator brings, with PORT, HOST and A2A_ADVERTISED_URL and the
+// allowlisted variables filled in. A nil command keeps the image's own.
+func (b blueprint) externalProcess(advertised string) (cmd, env []string, err error) {
+	owned := map[string]string{
+		agentconfig.PortVar:          strconv.Itoa(listenPort(b.cfg)),
+		agentconfig.HostVar:          "0.0.0.0",
+		agentconfig.AdvertisedURLVar: advertised,
+	}
+	lookup := func(name string) (string, bool) {
+		if v, ok := owned[name]; ok {
+			return v, true
+		}
+		for _, allowed := range b.injected {
+			if allowed == name {
+				return os.LookupEnv(name)
+			}
+		}
+		return "", false
+	}
+	argv, extra, err := b.cfg.Runtime.Expanded(lookup)
+	if err != nil {
+		return nil, nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", b.cfg.ID(), err, "")
+	}
+	if len(argv) > 0 {
+		cmd = argv
+	}
+	env = []string{agentconfig.PortVar + "=" + owned[agentconfig.PortVar]}
+	for name, value := range extra {
+		env = append(env, name+"="+value)
+	}
+	return cmd, env, nil
+}
+
+// cardPaths reads where a container's agent serves its card.
+func cardPaths(labels map[string]string) []string {
+	if paths := splitList(labels[labelCardPaths]); len(paths) > 0 {
+		return paths
+	}
+	return []string{card.WellKnownPath}
+}
+
+// cardURL is where clients find the card below the advertised endpoint.
+func cardURL(endpoint string, paths []string) string {
+	u, err := url.JoinPath(endpoint, paths[0])
+	if err != nil {
+		return strings.TrimRight(endpoint, "/") + paths[0]
+	}
+	return u
+}
+
+// ensureImage makes ref present on the engine as the pull policy says:
+// never pulled, pulled when missing, or pulled every time.
+func (r *Runtime) ensureImage(ctx context.Context, ref, policy, namedBy string) error {
+	if policy == agentconfig.PullNever {
+		return r.requireImage(ctx, ref, namedBy+`, with pull = "never"`)
+	}
+	if policy == agentconfig.PullMissing {
+		if ok, err := r.imageExists(ctx, ref); ok || err != nil {
+			return err
+		}
+	}
+	res, err := r.cli.ImagePull(ctx, ref, client.ImagePullOptions{RegistryAuth: registryAuth(ref)})
+	if err == nil {
+		err = res.Wait(ctx)
+	}
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", err,
+			"pull image %q (named by %s) to the engine at %s: check the name, and log in to its registry with `docker login` on this machine",
+			ref, namedBy, r.engine.Host)
+	}
+	return nil
+}
+
+// registryAuth returns the credentials for ref's registry as the docker CLI
+// on this machine would send them: from its config file's credential
+// helper or stored login. Anonymous ("") when it has none.
+func registryAuth(ref string) string {
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return ""
+	}
+	host := reference.Domain(named)
+	if host == "docker.io" {
+		host = "https://index.docker.io/v1/"
+	}
+	auth, ok := dockerCredentials(host)
+	if !ok {
+		return ""
+	}
+	data, err := json.Marshal(auth)
+	if err != nil {
+		return ""
+	}
+	return base64.URLEncoding.EncodeToString(data)
+}
+
+// dockerConfig is the part of the docker CLI's config.json that says where
+// registry credentials are.
+type dockerConfig struct {
+	Auths       map[string]struct{ Auth, IdentityToken string } `json:"auths"`
+	CredsStore  string                                          `json:"credsStore"`
+	CredHelpers map[string]string                               `json:"credHelpers"`
+}
+
+func dockerCredentials(host string) (registry.AuthConfig, bool) {
+	dir := os.Getenv("DOCKER_CONFIG")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return registry.AuthConfig{}, false
+		}
+		dir = filepath.Join(home, ".docker")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return registry.AuthConfig{}, false
+	}
+	var cfg dockerConfig
+	if json.Unmarshal(data, &cfg) != nil {
+		return registry.AuthConfig{}, false
+	}
+	helper := cfg.CredHelpers[host]
+	if helper == "" {
+		helper = cfg.CredsStore
+	}
+	if helper != "" {
+		return helperCredentials(helper, host)
+	}
+	entry, ok := cfg.Auths[host]
+	if !ok {
+		return registry.AuthConfig{}, false
+	}
+	user, pass, _ := strings.Cut(decodeBase64(entry.Auth), ":")
+	return registry.AuthConfig{Username: user, Password: pass, IdentityToken: entry.IdentityToken, ServerAddress: host}, true
+}
+
+// helperCredentials asks docker-credential-<helper> for host's login, the
+// protocol the docker CLI uses.
+func helperCredentials(helper, host string) (registry.AuthConfig, bool) {
+	cmd := exec.Command("docker-credential-"+helper, "get")
+	cmd.Stdin = strings.NewReader(host)
+	out, err := cmd.Output()
+	if err != nil {
+		return registry.AuthConfig{}, false
+	}
+	var creds struct{ Username, Secret string }
+	if json.Unmarshal(out, &creds) != nil {
+		return registry.AuthConfig{}, false
+	}
+	auth := registry.AuthConfig{Username: creds.Username, Password: creds.Secret, ServerAddress: host}
+	if creds.Username == "<token>" {
+		auth = registry.AuthConfig{IdentityToken: creds.Secret, ServerAddress: host}
+	}
+	return auth, true
+}
+
+func decodeBase64(s string) string {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// checkExternal refuses what the container adapter cannot run.
+func checkExternal(cfg *agentconfig.Config) error {
+	rt := cfg.Runtime
+	switch {
+	case len(rt.Command) > 0 && rt.Image == "":
+		return cfg.Invalid("runtime.command", "runtime.command on the container adapter runs in runtime.image: set image to the image holding the program")
+	case rt.WorkingDir != "":
+		return cfg.Invalid("runtime.working_dir", "runtime.working_dir is for the local adapter: an image sets its own working directory")
+	}
+	return nil
+}

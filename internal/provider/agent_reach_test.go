@@ -1,0 +1,32 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+func TestUnreachableCardWarning(t *testing.T) {
+	withCard := func(url string) agentruntime.Agent {
+		return agentruntime.Agent{ID: "a", Endpoint: "http://127.0.0.1:49152", Card: &card.Parsed{Card: &a2a.AgentCard{
+			SupportedInterfaces: []*a2a.AgentInterface{{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC}},
+		}}}
+	}
+	w := unreachableCardWarning(withCard("http://0.0.0.0:8080"))
+	if w == nil {
+		t.Fatal("no warning for a card advertising the container's listen address")
+	}
+	if !strings.Contains(w.Detail(), "advertises http://0.0.0.0:8080") || !strings.Contains(w.Detail(), "exposes the agent at http://127.0.0.1:49152") {
+		t.Errorf("warning %q does not name both URLs", w.Detail())
+	}
+	if w := unreachableCardWarning(withCard("http://127.0.0.1:49152/")); w != nil {
+		t.Errorf("warning for a card that reaches the agent: %s", w.Detail())
+	}
+	if w := unreachableCardWarning(agentruntime.Agent{ID: "a"}); w != nil {
+		t.Errorf("warning without a card: %s", w.Detail())
+	}
+}

@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
+)
+
+// sdkImage builds an image holding the SDK's static a2a tool and nothing
+// else, plus the given cards under /cards, and removes it when the test
+// ends. The image has no shell, so it serves echo agents only.
+func (c *containerAccTest) sdkImage(cards map[string][]byte) string {
+	c.t.Helper()
+	dir := c.t.TempDir()
+	bin, err := os.ReadFile(a2acli.Binary(c.t))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	files := map[string][]byte{
+		"a2a":        bin,
+		"Dockerfile": []byte("FROM scratch\nCOPY a2a /a2a\nCOPY cards/ /cards/\n"),
+	}
+	for name, card := range cards {
+		files[filepath.Join("cards", name)] = card
+	}
+	for name, data := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			c.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o755); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	tag := "a2a-sdk-tool-test:" + c.suffix
+	if _, err := docker("build", "-q", "-t", tag, dir); err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() {
+		if _, err := docker("rmi", "-f", tag); err != nil {
+			c.t.Logf("remove test image: %v", err)
+		}
+	})
+	return tag
+}
+
+// TestAccBYOAgent_container runs the SDK's a2a tool from an image built
+// from its static binary, in each shape it serves over HTTP.
+func TestAccBYOAgent_container(t *testing.T) {
+	c := newContainerAccTest(t)
+	type agent struct {
+		sdkCase
+		name, id string
+		port     int
+	}
+	var agents []agent
+	cards := map[string][]byte{}
+	for _, sc := range sdkCases {
+		name, id := c.agentName("Ctr " + sc.name)
+		a := agent{sdkCase: sc, name: name, id: id, port: a2acli.FreePort(t)}
+		cards[id+".json"] = a2acli.Card(name, fmt.Sprintf("http://127.0.0.1:%d", a.port), sc.binding, sc.protocol)
+		agents = append(agents, a)
+	}
+	image := c.sdkImage(cards)
+	for _, a := range agents {
+		t.Run(a.sdkCase.name, func(t *testing.T) {
+			command := append(append([]string{"/a2a", "serve"}, a.serve...), "--host", "${HOST}", "--port", "${PORT}", "--card", "/cards/"+a.id+".json")
+			config := withCardData(c.agent(fmt.Sprintf("[agent]\nname = %q\n[server]\nhttp_port = %d\n[runtime]\nimage = %q\npull = \"never\"\ncommand = %s\n",
+				a.name, a.port, image, tomlArray(command...))))
+			crash := func() { c.mustDocker("rm", "-f", containerName(a.id)) }
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             c.checkNoContainers,
+				Steps:                    byoSteps(config, a.id, a.sdkCase, a.name, crash, plancheck.ResourceActionCreate, checkServedByContainer(a.id)),
+			})
+		})
+	}
+}
+
+// TestAccBYOAgent_containerMissingImage checks an image absent from the
+// engine, with pull = "never", fails apply and leaves no container.
+func TestAccBYOAgent_containerMissingImage(t *testing.T) {
+	c := newContainerAccTest(t)
+	name, _ := c.agentName("Ctr Missing Image")
+	image := "terraform-provider-a2a-test-absent:" + c.suffix
+	config := c.agent(fmt.Sprintf("[agent]\nname = %q\n[runtime]\nimage = %q\npull = \"never\"\n", name, image))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             c.checkNoContainers,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(image) + `.*is\s+not\s+on\s+the\s+container\s+engine`),
+		}},
+	})
+}
