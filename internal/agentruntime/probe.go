@@ -2,6 +2,7 @@ package agentruntime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -66,8 +67,8 @@ type errNotServed struct{ status string }
 func (e errNotServed) Error() string { return "the card URL answered " + e.status }
 
 func isNotServed(err error) bool {
-	_, ok := err.(errNotServed)
-	return ok
+	var notServed errNotServed
+	return errors.As(err, &notServed)
 }
 
 // CheckCardAt fetches and parses the card at cardURL.

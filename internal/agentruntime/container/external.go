@@ -94,7 +94,7 @@ func (r *Runtime) ensureImage(ctx context.Context, ref, policy, namedBy string) 
 			return err
 		}
 	}
-	res, err := r.cli.ImagePull(ctx, ref, client.ImagePullOptions{RegistryAuth: registryAuth(ref)})
+	res, err := r.cli.ImagePull(ctx, ref, client.ImagePullOptions{RegistryAuth: registryAuth(ctx, ref)})
 	if err == nil {
 		err = res.Wait(ctx)
 	}
@@ -109,7 +109,7 @@ func (r *Runtime) ensureImage(ctx context.Context, ref, policy, namedBy string) 
 // registryAuth returns the credentials for ref's registry as the docker CLI
 // on this machine would send them: from its config file's credential
 // helper or stored login. Anonymous ("") when it has none.
-func registryAuth(ref string) string {
+func registryAuth(ctx context.Context, ref string) string {
 	named, err := reference.ParseNormalizedNamed(ref)
 	if err != nil {
 		return ""
@@ -118,7 +118,7 @@ func registryAuth(ref string) string {
 	if host == "docker.io" {
 		host = "https://index.docker.io/v1/"
 	}
-	auth, ok := dockerCredentials(host)
+	auth, ok := dockerCredentials(ctx, host)
 	if !ok {
 		return ""
 	}
@@ -137,7 +137,7 @@ type dockerConfig struct {
 	CredHelpers map[string]string                               `json:"credHelpers"`
 }
 
-func dockerCredentials(host string) (registry.AuthConfig, bool) {
+func dockerCredentials(ctx context.Context, host string) (registry.AuthConfig, bool) {
 	dir := os.Getenv("DOCKER_CONFIG")
 	if dir == "" {
 		home, err := os.UserHomeDir()
@@ -159,7 +159,7 @@ func dockerCredentials(host string) (registry.AuthConfig, bool) {
 		helper = cfg.CredsStore
 	}
 	if helper != "" {
-		return helperCredentials(helper, host)
+		return helperCredentials(ctx, helper, host)
 	}
 	entry, ok := cfg.Auths[host]
 	if !ok {
@@ -171,8 +171,8 @@ func dockerCredentials(host string) (registry.AuthConfig, bool) {
 
 // helperCredentials asks docker-credential-<helper> for host's login, the
 // protocol the docker CLI uses.
-func helperCredentials(helper, host string) (registry.AuthConfig, bool) {
-	cmd := exec.Command("docker-credential-"+helper, "get")
+func helperCredentials(ctx context.Context, helper, host string) (registry.AuthConfig, bool) {
+	cmd := exec.CommandContext(ctx, "docker-credential-"+helper, "get")
 	cmd.Stdin = strings.NewReader(host)
 	out, err := cmd.Output()
 	if err != nil {

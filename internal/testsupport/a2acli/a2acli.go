@@ -12,6 +12,7 @@ package a2acli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,7 +83,7 @@ func build() (string, error) {
 	}
 	_ = tmp.Close()
 	defer func() { _ = os.Remove(tmp.Name()) }()
-	cmd := exec.Command("go", "build", "-mod=mod", "-trimpath", "-o", tmp.Name(), Package)
+	cmd := exec.CommandContext(context.Background(), "go", "build", "-mod=mod", "-trimpath", "-o", tmp.Name(), Package)
 	cmd.Dir = mod
 	// Static, so that it runs in an image with nothing else in it.
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
@@ -100,7 +101,7 @@ func build() (string, error) {
 // pinnedSDK reads the SDK version this module requires, and this module's
 // go.sum, from the module the tests run in.
 func pinnedSDK() (version string, gosum []byte, err error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	out, err := exec.CommandContext(context.Background(), "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", nil, fmt.Errorf("go env GOMOD: %w", err)
 	}
@@ -128,7 +129,7 @@ func pinnedSDK() (version string, gosum []byte, err error) {
 }
 
 func modCache() string {
-	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	out, err := exec.CommandContext(context.Background(), "go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		return ""
 	}
@@ -172,7 +173,8 @@ func Card(name, url, binding, protocolVersion string) []byte {
 // card must name its port before it starts.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	var lc net.ListenConfig
+	l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func TestBinaryServes(t *testing.T) {
-	out, err := exec.Command(Binary(t), "serve", "--help").CombinedOutput()
+	out, err := exec.CommandContext(t.Context(), Binary(t), "serve", "--help").CombinedOutput()
 	if err != nil {
 		t.Fatalf("a2a serve --help: %v\n%s", err, out)
 	}
