@@ -38,8 +38,9 @@ func Prepare(spec Spec) (Prepared, error) {
 	}
 	if cfg.Runtime.External() && len(spec.Secrets) > 0 {
 		return Prepared{}, Errorf(KindInvalidConfig, "provision", cfg.ID(), nil,
-			"write-only values (env_wo) reach the built-in agent host only, which reads them from a file; an agent run from "+
-				"[runtime] command or image takes its secrets as ${VAR} references to allowlisted variables of terraform's environment")
+			"write-only values (env_wo %s) reach the built-in agent host only, which reads them from a file; an agent run from "+
+				"[runtime] command or image takes its secrets as ${VAR} references to allowlisted variables of terraform's environment",
+			strings.Join(spec.Secrets.Names(), ", "))
 	}
 	// A pending allowlist may allow any reference: the completeness check
 	// then asks only that each has a value somewhere.

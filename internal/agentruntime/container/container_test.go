@@ -242,7 +242,7 @@ func TestImageMissing(t *testing.T) {
 		opts func(*Options)
 		cfg  []byte
 	}{
-		{"runtime image", func(*Options) {}, agentConfig("Own Image", "[runtime]", `image = "`+absent+`"`)},
+		{"runtime image", func(*Options) {}, agentConfig("Own Image", "[runtime]", `image = "`+absent+`"`, `pull = "never"`)},
 		{"base image", func(o *Options) { o.BaseImage = absent }, agentConfig("Base Image")},
 	}
 	for _, tt := range tests {
