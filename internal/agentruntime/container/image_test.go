@@ -101,14 +101,20 @@ func uniqueExecutable(t *testing.T) string {
 }
 
 // imageBuilds counts the builds of ref the engine reports since then, from
-// its event stream: Docker reports each build as a "tag" of the image,
-// Podman as a "build" (and may add a "tag"), so the larger count is the
-// number of builds.
+// its event stream. Docker reports each build as a "tag" of ref; Podman as
+// a "build" named by the new image's id, so for Podman the build of the
+// image ref names now is counted, and a second build (another id) shows as
+// agents running different images, which the caller checks as well.
 func imageBuilds(t *testing.T, cli *client.Client, ref string, since time.Time) int {
 	t.Helper()
+	img, err := cli.ImageInspect(context.Background(), ref)
+	if err != nil {
+		t.Fatalf("inspect the base image %s: %v", ref, err)
+	}
+	id := strings.TrimPrefix(img.ID, "sha256:")
 	counts := map[string]int{}
 	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("type", "image")) {
-		if name := m.Actor.Attributes["name"]; name == ref || strings.HasSuffix(name, "/"+ref) {
+		if name := m.Actor.Attributes["name"]; name == ref || strings.HasSuffix(name, "/"+ref) || name == id {
 			counts[string(m.Action)]++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -234,7 +235,11 @@ func TestConfigChangeStopsGracefully(t *testing.T) {
 func exitCodes(t *testing.T, cli *client.Client, container string, since time.Time) []int {
 	t.Helper()
 	var codes []int
-	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("type", "container").Add("container", container).Add("event", "die")) {
+	// Filtered on one key only: Podman answers nothing to several at once.
+	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("container", container)) {
+		if m.Type != events.ContainerEventType || m.Action != events.ActionDie {
+			continue
+		}
 		code, err := strconv.Atoi(m.Actor.Attributes["exitCode"])
 		if err != nil {
 			t.Fatalf("die event without an exit code: %+v", m)
