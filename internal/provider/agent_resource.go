@@ -82,7 +82,9 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An A2A agent run by the adapter the provider block selects. Apply provisions it, starts it and " +
 			"waits until its Agent Card answers; plan shows drift (a crashed or deleted agent); destroy stops it and " +
-			"removes every trace. Import takes the agent id. The agent config's tables and keys are described in the " +
+			"removes every trace. Import takes the agent id and adopts an agent the provider's runtime recorded " +
+			"(in its state directory, or labelled on the engine); an agent started by hand with the `run` subcommand cannot be " +
+			"imported. The agent config's tables and keys are described in the " +
 			"[agent config guide](../guides/agent-config.md).\n\n" +
 			"Timeouts default to 2 minutes for create and update (provisioning, starting, and waiting until the card " +
 			"answers when `wait_for_healthy` is true) and 1 minute for delete. Stopping an agent waits up to the provider's " +
@@ -179,7 +181,16 @@ func (r *agentResource) Configure(_ context.Context, req resource.ConfigureReque
 	r.deps = deps
 }
 
+// ImportState adopts an agent the runtime recorded, by its id. An agent the
+// runtime never recorded (one started by hand with the run subcommand, for
+// one) cannot be adopted: nothing tells where it runs or what it runs.
 func (r *agentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if r.deps != nil {
+		if err := importableAgent(ctx, r.deps.runtime, req.ID); err != nil {
+			resp.Diagnostics.AddError("Cannot import agent "+req.ID, err.Error())
+			return
+		}
+	}
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 

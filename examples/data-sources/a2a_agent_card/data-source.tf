@@ -2,8 +2,10 @@
 data "a2a_agent_card" "planner" {
   url = "https://planner.example.com"
 
-  request_headers = {
-    Authorization = "Bearer ${var.planner_token}"
+  # The header's value is read from the provider's environment when the card
+  # is fetched, so the token never reaches Terraform state.
+  request_headers_from_env = {
+    Authorization = "PLANNER_AUTHORIZATION" # e.g. export PLANNER_AUTHORIZATION="Bearer <token>"
   }
 
   retry {
