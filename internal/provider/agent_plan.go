@@ -227,9 +227,23 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	if prior == nil || (change.provision && (cfg == nil || serverChanged(prior.Config, cfg))) {
 		plan.Endpoint, plan.CardURL = types.StringUnknown(), types.StringUnknown()
 		plan.Port = types.Int64Unknown()
+		if addr, ok := plannedAddress(rt, cfg); ok {
+			plan.Endpoint, plan.CardURL = types.StringValue(addr.Endpoint), types.StringValue(addr.CardURL)
+			plan.Port = types.Int64Value(int64(addr.Port))
+		}
 	}
 	plan.Health, plan.Instance = plannedProcess(prior, plan, change)
 	return false, diags
+}
+
+// plannedAddress is where the runtime will publish the agent of cfg, when
+// the config alone tells (its http_port fixes the port).
+func plannedAddress(rt agentruntime.Runtime, cfg *agentconfig.Config) (agentruntime.Address, bool) {
+	planner, ok := rt.(agentruntime.AddressPlanner)
+	if !ok || cfg == nil {
+		return agentruntime.Address{}, false
+	}
+	return planner.PlannedAddress(cfg)
 }
 
 // checkSpec runs the runtime's own checks, returning the variables the agent

@@ -113,12 +113,12 @@ func TestAgentPlan(t *testing.T) {
 				Check: resource.TestCheckResourceAttr(agentAddr, "running", "false"),
 			},
 			{
-				// A new port is a new endpoint: unknown until apply.
+				// A port the config fixes is a new endpoint the plan shows.
 				Config: memCfg(v2 + "[server]\nhttp_port = 41234\n"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(agentAddr, at("endpoint")),
-					plancheck.ExpectUnknownValue(agentAddr, at("port")),
+					plancheck.ExpectKnownValue(agentAddr, at("endpoint"), knownvalue.StringExact("http://127.0.0.1:41234")),
+					plancheck.ExpectKnownValue(agentAddr, at("port"), knownvalue.Int64Exact(41234)),
 				}},
 				Check: resource.TestCheckResourceAttr(agentAddr, "port", "41234"),
 			},

@@ -55,7 +55,7 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 			"id": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The allowlist name.",
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				PlanModifiers:       []planmodifier.String{sameAsName{}},
 			},
 			"name": schema.StringAttribute{
 				Required:            true,
@@ -193,4 +193,20 @@ func (r *envAllowlistResource) put(ctx context.Context, plan *envAllowlistModel)
 	plan.ID = types.StringValue(allow.Name)
 	plan.Reference = types.StringValue(allowlistReference(allow.Name, vars))
 	return diags
+}
+
+// sameAsName plans the id, which is the name, as soon as the name is known,
+// so that a new allowlist's id is not "known after apply".
+type sameAsName struct{}
+
+func (sameAsName) Description(context.Context) string { return "the id is the name" }
+
+func (m sameAsName) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (sameAsName) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	var name types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+	if !name.IsUnknown() && !name.IsNull() {
+		resp.PlanValue = name
+	}
 }

@@ -701,3 +701,12 @@ func shortID(id string) string {
 func nameTaken(err error) bool {
 	return cerrdefs.IsConflict(err) || strings.Contains(err.Error(), "is already in use by")
 }
+
+// PlannedAddress is the address Provision gives the built-in host's agent
+// whose config fixes its port.
+func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
+	if cfg.Runtime.External() {
+		return agentruntime.Address{}, false
+	}
+	return agentruntime.FixedAddress(cfg, r.opts.AdvertiseHost)
+}

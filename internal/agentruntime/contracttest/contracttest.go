@@ -58,6 +58,7 @@ func Run(t *testing.T, h Harness) {
 		{"check with the allowlist pending", testPendingAllowlist},
 		{"provision again keeps the port", testReprovision},
 		{"advertised url with a trailing slash", testAdvertisedURLTrailingSlash},
+		{"planned address", testPlannedAddress},
 		{"create only", testCreateOnly},
 		{"concurrent creates of one id", testConcurrentCreates},
 		{"config and allowlist read back", testReadBack},

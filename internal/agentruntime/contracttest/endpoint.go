@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
@@ -20,4 +21,35 @@ func testAdvertisedURLTrailingSlash(t *testing.T, h Harness) {
 		t.Errorf("CardURL = %q, want %q", a.CardURL, want)
 	}
 	startHealthy(t, rt, a.ID)
+}
+
+// testPlannedAddress: a runtime that plans addresses plans exactly the
+// endpoint, card URL and port Provision then gives, and plans none for a
+// port it allocates itself.
+func testPlannedAddress(t *testing.T, h Harness) {
+	rt := h.New(t)
+	planner, ok := rt.(agentruntime.AddressPlanner)
+	if !ok {
+		t.Skip("the runtime plans no addresses: plans leave them unknown")
+	}
+	allocated, err := agentconfig.Parse(h.Config("Contract Allocated"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := planner.PlannedAddress(allocated); ok {
+		t.Errorf("PlannedAddress without http_port = %+v, but the port is only known once allocated", a)
+	}
+	raw := fmt.Appendf(h.Config("Contract Planned"), "\n[server]\nhttp_port = %d\n", a2acli.FreePort(t))
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, ok := planner.PlannedAddress(cfg)
+	if !ok {
+		t.Fatal("PlannedAddress with http_port set planned nothing")
+	}
+	a := provisionSpec(t, rt, agentruntime.Spec{Config: raw})
+	if got := (agentruntime.Address{Endpoint: a.Endpoint, CardURL: a.CardURL, Port: a.Port}); got != planned {
+		t.Errorf("Provision gave %+v, PlannedAddress planned %+v", got, planned)
+	}
 }

@@ -733,3 +733,12 @@ func (r *Runtime) removeLock(op, id string, lock *statedir.KeyLock) error {
 	}
 	return nil
 }
+
+// PlannedAddress is the address Provision gives the built-in host's agent
+// whose config fixes its port.
+func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
+	if cfg.Runtime.External() {
+		return agentruntime.Address{}, false
+	}
+	return agentruntime.FixedAddress(cfg, cfg.ListenHost())
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -210,4 +211,10 @@ func (r *Runtime) view(rec *record) agentruntime.Agent {
 
 func (rec *record) log(format string, args ...any) {
 	rec.logs = append(rec.logs, fmt.Sprintf(format, args...))
+}
+
+// PlannedAddress is the address Provision gives an agent whose config
+// fixes its port.
+func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
+	return agentruntime.FixedAddress(cfg, cfg.ListenHost())
 }
