@@ -233,7 +233,25 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		}
 	}
 	plan.Health, plan.Instance = plannedProcess(prior, plan, change)
+	if change.start && !change.provision && prior.Running.ValueBool() {
+		diags.Append(restartWarning(prior)...)
+	}
 	return false, diags
+}
+
+// restartWarning says why the plan restarts an agent whose config did not
+// change: it runs but its card does not answer, which is also how an agent
+// started without waiting reads while it is still starting.
+func restartWarning(prior *agentModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	detail := fmt.Sprintf("Agent %q is running but its card does not answer (health %q), so apply restarts it, as it does "+
+		"a hung agent.", prior.ID.ValueString(), prior.Health.ValueString())
+	if !prior.WaitForHealthy.ValueBool() {
+		detail += " With wait_for_healthy = false the last apply did not wait for the card, so the agent may only be still " +
+			"starting: if so, refresh again once it answers (terraform plan -refresh-only) and this restart goes away."
+	}
+	diags.AddAttributeWarning(path.Root("health"), "Agent "+prior.ID.ValueString()+" will be restarted: it reads unhealthy", detail)
+	return diags
 }
 
 // plannedAddress is where the runtime will publish the agent of cfg, when
@@ -289,10 +307,13 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 	case prior == nil: // created, not started
 		return types.StringValue(string(agentruntime.HealthProvisioned)), types.StringNull()
 	case change.provision:
-		// Stopped with a new config. Adapters differ in what they then
-		// report: a replaced container was never started (provisioned), a
-		// process was (stopped).
-		return unknown, types.StringNull()
+		// Left stopped with a new config: every adapter reports an agent
+		// that has run as stopped, and one that never ran as provisioned
+		// (a rule of the contract suite).
+		if prior.Health.ValueString() == string(agentruntime.HealthProvisioned) {
+			return prior.Health, types.StringNull()
+		}
+		return types.StringValue(string(agentruntime.HealthStopped)), types.StringNull()
 	case change.stop:
 		return types.StringValue(string(agentruntime.HealthStopped)), types.StringNull()
 	default:

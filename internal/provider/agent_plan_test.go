@@ -102,12 +102,12 @@ func TestAgentPlan(t *testing.T) {
 				Config: memCfg(v1),
 			},
 			{
-				// A new config and a stop in one apply: adapters report
-				// such an agent differently, so its health waits for apply.
+				// A new config and a stop in one apply: an agent that has
+				// run reads stopped, on every adapter.
 				Config: memCfg(v2, "  running = false"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(agentAddr, at("health")),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("stopped")),
 					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.Null()),
 				}},
 				Check: resource.TestCheckResourceAttr(agentAddr, "running", "false"),

@@ -59,6 +59,7 @@ func Run(t *testing.T, h Harness) {
 		{"provision again keeps the port", testReprovision},
 		{"advertised url with a trailing slash", testAdvertisedURLTrailingSlash},
 		{"planned address", testPlannedAddress},
+		{"provisioned again after a stop reads stopped", testReprovisionedStoppedAgent},
 		{"create only", testCreateOnly},
 		{"concurrent creates of one id", testConcurrentCreates},
 		{"config and allowlist read back", testReadBack},
