@@ -201,7 +201,17 @@ func TestAccAgent_incompleteApplyKeepsAgent(t *testing.T) {
 		}
 		return out
 	}
-	t.Cleanup(func() { _, _ = run.terraform("destroy", "-auto-approve") })
+	// Destroy plans the configuration first, so it goes back to the one
+	// applied, whose variables all have values.
+	t.Cleanup(func() {
+		write("first")
+		if out, err := run.terraform("destroy", "-auto-approve", "-input=false"); err != nil {
+			t.Errorf("destroy: %v\n%s", err, out)
+		}
+		if left, err := statedirtest.Leftovers(acc.stateDir); err != nil || len(left) > 0 {
+			t.Errorf("destroy left %v in the state dir (%v)", left, err)
+		}
+	})
 
 	write("first")
 	step(false, "init", "-input=false")
