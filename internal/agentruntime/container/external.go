@@ -41,17 +41,7 @@ func (b blueprint) externalProcess(advertised string) (cmd, env []string, err er
 		agentconfig.HostVar:          "0.0.0.0",
 		agentconfig.AdvertisedURLVar: advertised,
 	}
-	lookup := func(name string) (string, bool) {
-		if v, ok := owned[name]; ok {
-			return v, true
-		}
-		for _, allowed := range b.injected {
-			if allowed == name {
-				return os.LookupEnv(name)
-			}
-		}
-		return "", false
-	}
+	lookup := agentruntime.ExternalLookup(owned, nil, b.injected)
 	argv, extra, err := b.cfg.Runtime.Expanded(lookup)
 	if err != nil {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", b.cfg.ID(), err, "")

@@ -107,20 +107,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 			return nil, err
 		}
 	}
-	lookup := func(name string) (string, bool) {
-		if v, ok := owned[name]; ok {
-			return v, true
-		}
-		if v, ok := written[name]; ok {
-			return v, true
-		}
-		for _, allowed := range rec.InjectedEnv {
-			if allowed == name {
-				return os.LookupEnv(name)
-			}
-		}
-		return "", false
-	}
+	lookup := agentruntime.ExternalLookup(owned, written, rec.InjectedEnv)
 	argv, extra, err := cfg.Runtime.Expanded(lookup)
 	if err != nil {
 		return nil, err
