@@ -106,12 +106,13 @@ func TestAccAgent_lifecycle(t *testing.T) {
 				},
 			},
 			{
-				// A new config and a stop in one apply: the plan leaves
-				// health to apply, which provisions and leaves it stopped.
+				// A new config and a stop in one apply: an agent that has
+				// run reads stopped once provisioned again, and the plan
+				// says so.
 				Config: acc.agent(echoConfig("Acc Lifecycle", "third"), "  running = false"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(agentAddr, at("health")),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("stopped")),
 					plancheck.ExpectKnownValue(agentAddr, at("instance"), knownvalue.Null()),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(

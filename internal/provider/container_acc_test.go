@@ -318,12 +318,12 @@ func TestAccContainerAgent_lifecycle(t *testing.T) {
 			},
 			{
 				// A new config and a stop in one apply: the replaced
-				// container is never started, so the plan cannot know
-				// whether the engine reports it provisioned or stopped.
+				// container never ran, yet the agent has, so it reads
+				// stopped, as on every adapter, and the plan says so.
 				Config: c.agent(echoConfig(name, "third"), "  running = false"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(agentAddr, at("health")),
+					plancheck.ExpectKnownValue(agentAddr, at("health"), knownvalue.StringExact("stopped")),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(agentAddr, "running", "false"),
