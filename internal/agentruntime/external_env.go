@@ -8,16 +8,13 @@ import (
 )
 
 // ExternalLookup resolves the variables an operator's own agent program may
-// reference in its [runtime] command and env, in order of precedence: the
-// values the runtime owns (PORT, HOST, A2A_ADVERTISED_URL), the write-only
-// values, then the allowlisted variables of the provider's environment.
-// Anything else is unset, so a config can never read what it was not given.
-func ExternalLookup(owned, written map[string]string, allowed []string) agentconfig.Lookup {
+// reference in its [runtime] command and env: the values the runtime owns
+// (PORT, HOST, A2A_ADVERTISED_URL) first, then the allowlisted variables of
+// the provider's environment. Anything else is unset, so a config can never
+// read what it was not given.
+func ExternalLookup(owned map[string]string, allowed []string) agentconfig.Lookup {
 	return func(name string) (string, bool) {
 		if v, ok := owned[name]; ok {
-			return v, true
-		}
-		if v, ok := written[name]; ok {
 			return v, true
 		}
 		if slices.Contains(allowed, name) {

@@ -8,18 +8,16 @@ func TestExternalLookup(t *testing.T) {
 	t.Setenv("PORT", "from-env")
 	lookup := ExternalLookup(
 		map[string]string{"PORT": "8080"},
-		map[string]string{"TOKEN": "written", "ALLOWED": "written wins"},
 		[]string{"ALLOWED", "PORT", "UNSET"},
 	)
 	tests := []struct {
 		name, want string
 		found      bool
 	}{
-		{"PORT", "8080", true},            // the runtime's own value, never the environment's
-		{"TOKEN", "written", true},        // a write-only value
-		{"ALLOWED", "written wins", true}, // write-only before the environment
-		{"NOT_ALLOWED", "", false},        // set, but not allowlisted
-		{"UNSET", "", false},              // allowlisted, but not set
+		{"PORT", "8080", true},        // the runtime's own value, never the environment's
+		{"ALLOWED", "from-env", true}, // allowlisted and set
+		{"NOT_ALLOWED", "", false},    // set, but not allowlisted
+		{"UNSET", "", false},          // allowlisted, but not set
 	}
 	for _, tt := range tests {
 		got, found := lookup(tt.name)

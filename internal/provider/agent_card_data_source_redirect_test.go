@@ -40,7 +40,7 @@ func serveCardOn(t *testing.T, addr, path string, log *headerLog) string {
 	t.Helper()
 	l, err := new(net.ListenConfig).Listen(t.Context(), "tcp", addr)
 	if err != nil {
-		t.Skipf("cannot listen on %s: %v", addr, err)
+		t.Fatalf("listen on %s (every 127.0.0.0/8 address is loopback on Linux): %v", addr, err)
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.record(r)

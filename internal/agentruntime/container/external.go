@@ -41,7 +41,7 @@ func (b blueprint) externalProcess(advertised string) (cmd, env []string, err er
 		agentconfig.HostVar:          "0.0.0.0",
 		agentconfig.AdvertisedURLVar: advertised,
 	}
-	lookup := agentruntime.ExternalLookup(owned, nil, b.injected)
+	lookup := agentruntime.ExternalLookup(owned, b.injected)
 	argv, extra, err := b.cfg.Runtime.Expanded(lookup)
 	if err != nil {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", b.cfg.ID(), err, "")

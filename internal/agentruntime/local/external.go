@@ -99,15 +99,9 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	if err != nil {
 		return nil, err
 	}
-	// A program of its own gets write-only values only where its [runtime]
-	// command or env references them.
-	written := map[string]string{}
-	if hasSecrets {
-		if written, err = secretfile.Read(secretPath); err != nil {
-			return nil, err
-		}
-	}
-	lookup := agentruntime.ExternalLookup(owned, written, rec.InjectedEnv)
+	// Write-only values never reach a program of its own: Prepare refuses
+	// them for it, so it has no secrets file to read.
+	lookup := agentruntime.ExternalLookup(owned, rec.InjectedEnv)
 	argv, extra, err := cfg.Runtime.Expanded(lookup)
 	if err != nil {
 		return nil, err
