@@ -52,8 +52,9 @@ type Options struct {
 	Redact *redactor
 }
 
-// Host is a running agent host: the agent card at the well-known path and
-// A2A JSON-RPC at the advertised endpoint.
+// Host is a running agent host: the agent card, readable by 1.0 and 0.3
+// clients, at the well-known path and A2A JSON-RPC at the advertised
+// endpoint.
 type Host struct {
 	server   *http.Server
 	listener net.Listener
@@ -179,14 +180,14 @@ func publishedCard(cfg *agentconfig.Config, endpoint string) ([]byte, error) {
 	return raw, nil
 }
 
-// routes maps exact paths to handlers: the card at the well-known path (also
-// under the endpoint's path, where SDK resolvers look for it when the
-// endpoint has one) and JSON-RPC at the endpoint's path. Everything else is
-// 404. Exact matching keeps an advertised path from being read as a
-// ServeMux pattern.
+// routes maps exact paths to handlers: the card at the well-known path and
+// at the path clients before 0.3 use (each also under the endpoint's path,
+// where SDK resolvers look for it when the endpoint has one), and JSON-RPC
+// at the endpoint's path. Everything else is 404. Exact matching keeps an
+// advertised path from being read as a ServeMux pattern.
 type routes struct {
 	rpcPath   string
-	cardPaths [2]string
+	cardPaths map[string]bool
 	card      http.Handler
 	rpc       http.Handler
 }
@@ -195,19 +196,24 @@ func newRoutes(endpointPath string, cardHandler, rpc http.Handler) *routes {
 	if endpointPath == "" {
 		endpointPath = "/"
 	}
+	cardPaths := map[string]bool{}
+	for _, p := range []string{card.WellKnownPath, card.LegacyWellKnownPath} {
+		cardPaths[p] = true
+		cardPaths[path.Join(endpointPath, p)] = true
+	}
 	return &routes{
 		rpcPath:   endpointPath,
-		cardPaths: [2]string{card.WellKnownPath, path.Join(endpointPath, card.WellKnownPath)},
+		cardPaths: cardPaths,
 		card:      cardHandler,
 		rpc:       rpc,
 	}
 }
 
 func (rt *routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case rt.cardPaths[0], rt.cardPaths[1]:
+	switch {
+	case rt.cardPaths[r.URL.Path]:
 		rt.card.ServeHTTP(w, r)
-	case rt.rpcPath:
+	case r.URL.Path == rt.rpcPath:
 		rt.rpc.ServeHTTP(w, r)
 	default:
 		http.NotFound(w, r)

@@ -18,6 +18,10 @@ import (
 // WellKnownPath is where an agent publishes its card.
 const WellKnownPath = "/.well-known/agent-card.json"
 
+// LegacyWellKnownPath is where clients written before A2A 0.3 renamed the
+// card (and resolvers that still fall back to it) look for the card.
+const LegacyWellKnownPath = "/.well-known/agent.json"
+
 // CardURL returns where the agent whose JSON-RPC endpoint is endpoint
 // publishes its card: the well-known path below the endpoint's own path,
 // so that "http://h:1/" and "http://h:1" name the same card.

@@ -50,7 +50,7 @@ id = "returns"
 `
 
 func TestDeriveValidatesAgainstSchemaAndProto(t *testing.T) {
-	v10, _ := cardSchemas(t)
+	v10, v03 := cardSchemas(t)
 	tests := []struct {
 		name     string
 		config   string
@@ -134,7 +134,10 @@ func TestDeriveValidatesAgainstSchemaAndProto(t *testing.T) {
 			if strings.Contains(string(raw), "s3cret-token") {
 				t.Fatal("card carries the bearer token")
 			}
-			validateSchema(t, v10, raw)
+			// The host serves 0.3 too, so the card carries the 0.3
+			// fields: it is a 0.3 card as well, and a 1.0 card without them.
+			validateSchema(t, v03, raw)
+			validateSchema(t, v10, only10(t, raw))
 			parsed, err := Parse(raw)
 			if err != nil {
 				t.Fatalf("derived card fails strict parsing: %v", err)

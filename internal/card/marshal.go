@@ -12,7 +12,11 @@ import (
 // SDK's own encoding, which differs from the proto's JSON in two places:
 // security requirement scopes are written as {"list": [...]} objects, and
 // the capability flags are written even when false, so a reader sees what
-// the agent declines as plainly as what it offers.
+// the agent declines as plainly as what it offers. A card that declares a
+// 0.3 interface also carries the 0.3 fields alongside (see add03Fields), so
+// that a 0.3 client finds its endpoint in the same card; they are part of
+// what Sign signs, so rewriting where 0.3 clients are sent breaks the
+// signature as rewriting any 1.0 field does.
 func MarshalCard(c *a2a.AgentCard) ([]byte, error) {
 	sdk, err := json.Marshal(c)
 	if err != nil {
@@ -24,6 +28,7 @@ func MarshalCard(c *a2a.AgentCard) ([]byte, error) {
 	}
 	obj := tree.(map[string]any)
 	rewriteScopes(obj, wrapScopes)
+	add03Fields(obj, c)
 	if caps, ok := obj["capabilities"].(map[string]any); ok {
 		caps["streaming"] = c.Capabilities.Streaming
 		caps["pushNotifications"] = c.Capabilities.PushNotifications

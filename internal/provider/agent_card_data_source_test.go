@@ -5,6 +5,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -732,7 +733,7 @@ data "a2a_agent_card" "offline" {
 		"interfaces.0.protocol_binding", "interfaces.0.protocol_version", "agent_provider.organization",
 		"capabilities.streaming", "capabilities.push_notifications", "extensions.#", "extensions.0.uri",
 		"extensions.0.params_json", "default_input_modes.#", "skills.#", "skills.0.id", "skills.0.name",
-		"skills.0.description", "skills.0.tags.0", "security_schemes.#",
+		"skills.0.description", "skills.0.tags.0", "security_schemes.#", "raw_json",
 	} {
 		pairs = append(pairs, resource.TestCheckResourceAttrPair("data.a2a_agent_card.served", attr, "data.a2a_agent_card.offline", attr))
 	}
@@ -740,6 +741,65 @@ data "a2a_agent_card" "offline" {
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    []resource.TestStep{{Config: config, Check: resource.ComposeAggregateTestCheckFunc(pairs...)}},
+	})
+}
+
+// TestAccAgentCardDataSource_signedHostCard reads the card a running agent
+// signs, which carries the fields 0.3 clients read next to the 1.0 ones,
+// and verifies its signature; the 1.0 attributes are those of the card
+// derived offline, as for an unsigned card.
+func TestAccAgentCardDataSource_signedHostCard(t *testing.T) {
+	isolateProviderState(t)
+	key := newSigningKey(t)
+	t.Setenv("SIGNED_HOST_CARD_KEY", string(key.privatePEM))
+	agentConfig := fmt.Sprintf("[agent]\nname = \"Signed Host\"\n[server]\nhttp_port = %d\n"+
+		"[card]\nsigning_key = \"${SIGNED_HOST_CARD_KEY}\"\n", freeLoopbackPort(t))
+	config := fmt.Sprintf(`
+resource "a2a_env_allowlist" "test" {
+  name      = "signed-host-card"
+  variables = ["SIGNED_HOST_CARD_KEY"]
+}
+
+resource "a2a_agent" "test" {
+  config        = %s
+  env_allowlist = a2a_env_allowlist.test.name
+}
+
+data "a2a_agent_card" "served" {
+  url = a2a_agent.test.card_url
+  verify_signature {
+    public_keys_pem = [%q]
+  }
+}
+
+data "a2a_agent_card" "offline" {
+  config = a2a_agent.test.config
+}
+`, hclString(agentConfig), key.publicPEM)
+	served := "data.a2a_agent_card.served"
+	checks := []resource.TestCheckFunc{
+		resource.TestCheckResourceAttr(served, "signature_verified", "true"),
+		resource.TestCheckResourceAttr(served, "spec_version", "1.0"),
+		resource.TestCheckResourceAttr(served, "interfaces.#", "2"),
+		resource.TestCheckResourceAttr(served, "interfaces.0.protocol_version", "1.0"),
+		resource.TestCheckResourceAttr(served, "interfaces.1.protocol_version", "0.3"),
+		resource.TestCheckResourceAttrWith(served, "raw_json", func(raw string) error {
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(raw), &doc); err != nil {
+				return err
+			}
+			if doc["url"] == nil || doc["preferredTransport"] != "JSONRPC" || doc["signatures"] == nil {
+				return fmt.Errorf("served card lacks the signed 0.3 fields: %s", raw)
+			}
+			return nil
+		}),
+	}
+	for _, attr := range []string{"name", "interfaces.0.url", "interfaces.1.url", "skills.#", "capabilities.streaming"} {
+		checks = append(checks, resource.TestCheckResourceAttrPair(served, attr, "data.a2a_agent_card.offline", attr))
+	}
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    []resource.TestStep{{Config: config, Check: resource.ComposeAggregateTestCheckFunc(checks...)}},
 	})
 }
 
