@@ -316,7 +316,7 @@ func TestProtocolVersions(t *testing.T) {
 }
 
 // TestCardCaching covers section 8.6.1: Cache-Control with max-age, an
-// ETag, and 304 for a conditional GET of the unchanged card.
+// ETag, Last-Modified, and 304 for a conditional GET of the unchanged card.
 func TestCardCaching(t *testing.T) {
 	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
 	first := httpGet(t, h.CardURL())
@@ -354,6 +354,14 @@ func TestCardCaching(t *testing.T) {
 		if tc.want == http.StatusOK && string(res.body) != string(first.body) {
 			t.Errorf("If-None-Match %s: body differs from the card", tc.ifNoneMatch)
 		}
+	}
+	// Last-Modified (a MAY) is the host's start, so If-Modified-Since with
+	// it is answered 304 too.
+	lastModified := first.header.Get("Last-Modified")
+	if lastModified == "" {
+		t.Error("no Last-Modified on the card")
+	} else if res := do(t, http.MethodGet, h.CardURL(), http.Header{"If-Modified-Since": {lastModified}}, nil); res.status != http.StatusNotModified {
+		t.Errorf("If-Modified-Since %s: status %d, want 304", lastModified, res.status)
 	}
 	if res := do(t, http.MethodPost, h.CardURL(), nil, nil); res.status != http.StatusMethodNotAllowed {
 		t.Errorf("POST to the card: status %d, want 405", res.status)

@@ -249,6 +249,31 @@ func TestVerifyKeyRotation(t *testing.T) {
 	}
 }
 
+// TestCanonicalPayloadSpecExample is the example of §8.4.1: defaults of
+// fields without presence are dropped, required and explicitly set ones
+// kept, and the rest canonicalised with RFC 8785.
+func TestCanonicalPayloadSpecExample(t *testing.T) {
+	raw := []byte(`{
+  "name": "Example Agent",
+  "description": "",
+  "capabilities": {
+    "streaming": false,
+    "pushNotifications": false,
+    "extensions": []
+  },
+  "skills": [],
+  "signatures": [{"protected": "e30", "signature": "AA"}]
+}`)
+	got, err := canonicalPayload(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"capabilities":{"pushNotifications":false,"streaming":false},"description":"","name":"Example Agent","skills":[]}`
+	if string(got) != want {
+		t.Errorf("canonical payload = %s\nwant the specification's %s", got, want)
+	}
+}
+
 func TestVerifyCardWithUnknownFields(t *testing.T) {
 	// A card from a newer agent may carry fields this model does not know;
 	// the signature covers them, and changing them breaks it.
