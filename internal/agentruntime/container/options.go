@@ -1,6 +1,7 @@
 package container
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"time"
@@ -104,7 +105,7 @@ func DefaultHardening() Hardening {
 }
 
 // withDefaults fills empty fields and rejects values the engine would
-// refuse later, naming the provider attribute to fix.
+// refuse later, all of them at once.
 func (o Options) withDefaults() (Options, error) {
 	if o.AdvertiseHost == "" {
 		o.AdvertiseHost = DefaultAdvertiseHost
@@ -125,22 +126,40 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Scope == "" {
 		o.Scope = DefaultScope
 	}
+	return o, o.check()
+}
+
+// check reports every value the engine would refuse later, or that could
+// not work, each naming the provider attribute to fix.
+func (o Options) check() error {
+	var problems []error
+	add := func(attribute string, err error) {
+		if err != nil {
+			problems = append(problems, fmt.Errorf("container %s: %w", attribute, err))
+		}
+	}
+	if o.Host != "" {
+		add("host", CheckHost(o.Host))
+	}
+	add("advertise_host", CheckAdvertiseHost(o.AdvertiseHost))
+	add("network", CheckNetwork(o.Network))
+	// The engine's own rule, so that no policy it knows is refused here.
 	policy := containertypes.RestartPolicy{Name: containertypes.RestartPolicyMode(o.RestartPolicy)}
 	if err := containertypes.ValidateRestartPolicy(policy); err != nil {
-		return o, fmt.Errorf("container restart_policy %q: %w; use no, always, on-failure or unless-stopped", o.RestartPolicy, err)
+		add("restart_policy", fmt.Errorf("%q: %w; use no, always, on-failure or unless-stopped", o.RestartPolicy, err))
 	}
 	h := o.Hardening
-	switch {
-	case h.PidsLimit < 0:
-		return o, fmt.Errorf("container hardening pids_limit %d is negative; use 0 for no limit", h.PidsLimit)
-	case h.MemoryMB < 0:
-		return o, fmt.Errorf("container hardening memory_mb %d is negative; use 0 for no limit", h.MemoryMB)
-	case h.MemoryMB > 0 && h.MemoryMB < 6:
-		return o, fmt.Errorf("container hardening memory_mb %d is below the engine's 6 MB minimum", h.MemoryMB)
-	case h.CPUs < 0:
-		return o, fmt.Errorf("container hardening cpus %g is negative; use 0 for no limit", h.CPUs)
+	add("hardening user", CheckUser(h.User))
+	if h.PidsLimit < 0 {
+		add("hardening pids_limit", fmt.Errorf("%d is negative; use 0 for no limit", h.PidsLimit))
 	}
-	return o, nil
+	if h.MemoryMB < 0 || h.MemoryMB > MaxMemoryMB || (h.MemoryMB > 0 && h.MemoryMB < MinMemoryMB) {
+		add("hardening memory_mb", fmt.Errorf("%d is outside the engine's range of %d to %d MiB; use 0 for no limit", h.MemoryMB, MinMemoryMB, MaxMemoryMB))
+	}
+	if h.CPUs < 0 || (h.CPUs > 0 && h.CPUs < MinCPUs) {
+		add("hardening cpus", fmt.Errorf("%g is below the engine's minimum of %g cores; use 0 for no limit", h.CPUs, MinCPUs))
+	}
+	return errors.Join(problems...)
 }
 
 // publishAddr is the host address ports are bound on: the advertise host

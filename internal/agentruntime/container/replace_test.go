@@ -3,6 +3,7 @@ package container
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -247,4 +248,26 @@ func exitCodes(t *testing.T, cli *client.Client, container string, since time.Ti
 		codes = append(codes, code)
 	}
 	return codes
+}
+
+// TestNetworkMissing names a network the engine lacks. Podman refuses the
+// container at create, Docker only at start; either way the error is the
+// operator's to fix, carries the engine's reason and names the network,
+// rather than claiming the agent's container is gone.
+func TestNetworkMissing(t *testing.T) {
+	opts := testOptions(t, newScope(t))
+	opts.Network = "a2a-test-absent-" + opts.Scope
+	rt := newRuntime(t, opts)
+	ctx := testContext(t)
+	a, err := rt.Provision(ctx, agentruntime.Spec{Config: agentConfig("Networkless Agent")})
+	if err == nil {
+		err = rt.Start(ctx, a.ID)
+	}
+	// The engine's reason: "network <name> not found" from Docker, "unable
+	// to find network with name or ID <name>: network not found" from Podman.
+	msg := fmt.Sprint(err)
+	if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(msg, opts.Network) || !strings.Contains(msg, "not found") ||
+		strings.Contains(msg, "no container for the agent") {
+		t.Errorf("Provision and Start on a missing network = %v, want invalid config with the engine's reason naming %s", err, opts.Network)
+	}
 }

@@ -291,6 +291,14 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 				"host port %s on %s is taken by another process: free it, or give the agent another [server] http_port, then apply again",
 				want.Config.Labels[labelPort], r.opts.AdvertiseHost)
 		}
+		if cerrdefs.IsNotFound(err) {
+			// The container was found just now, under the agent's lock: what
+			// the engine lacks is something the container needs. Docker
+			// looks the network up only here, not at create.
+			return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id,
+				fmt.Errorf("%w; when that is network %q, create it on the engine or set the provider's container network to one that exists, then apply again", err, r.opts.Network),
+				"the engine at %s refused to start the agent's container", r.engine.Host)
+		}
 		return r.engineError(op, id, err)
 	}
 	return nil
@@ -606,6 +614,10 @@ func (r *Runtime) create(ctx context.Context, op, id string, want client.Contain
 	case nameTaken(err):
 		return "", agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
 			"another provider process created container %q at the same time; apply again", want.Name)
+	case networkMissing(err):
+		return "", agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
+			"the engine at %s has no network %q (the provider's container network): create it there or set network to one that exists, then apply again",
+			r.engine.Host, r.opts.Network)
 	case cerrdefs.IsNotFound(err):
 		return "", agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
 			"the engine at %s lacks image %q or network %q; load the image or create the network there, then apply again",
@@ -693,6 +705,13 @@ func shortID(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// networkMissing reports whether a create failed for want of the network.
+// Podman's Docker API answers 500, not 404, naming it so; Docker creates
+// the container and refuses only to start it.
+func networkMissing(err error) bool {
+	return strings.Contains(err.Error(), "network not found")
 }
 
 // nameTaken reports whether a create failed because the container name is
