@@ -1,6 +1,7 @@
 package container
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/netip"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/distribution/reference"
 )
 
 // The syntax of option values, checked without asking the engine (and
@@ -91,6 +94,15 @@ func CheckAdvertiseHost(host string) error {
 	return nil
 }
 
+// CheckImage explains why ref is not an image reference or id, or
+// returns nil. The engine is not asked whether it has the image.
+func CheckImage(ref string) error {
+	if _, err := reference.ParseAnyReference(ref); err != nil {
+		return fmt.Errorf("%q is not an image reference (%w): write a name such as \"registry.example.com/team/agent:1.2\" or an image id", ref, err)
+	}
+	return nil
+}
+
 // CheckHost explains what an engine address lacks, or returns nil: each
 // scheme needs its own parts. Nothing is resolved or dialled.
 func CheckHost(host string) error {
@@ -123,7 +135,7 @@ func checkTCPHost(host string) error {
 	u, err := url.Parse(host)
 	switch {
 	case err != nil:
-		return fmt.Errorf("engine host %q is not a URL: %v", host, urlProblem(err))
+		return fmt.Errorf("engine host %q is not a URL: %w", host, urlProblem(err))
 	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
 		return fmt.Errorf("engine host %q: a tcp:// host is only tcp://host:port, with no user, query or fragment", host)
 	case u.Hostname() == "":
@@ -141,7 +153,7 @@ func checkSSHHost(host string) error {
 	u, err := url.Parse(host)
 	switch {
 	case err != nil:
-		return fmt.Errorf("engine host %q is not a URL: %v", host, urlProblem(err))
+		return fmt.Errorf("engine host %q is not a URL: %w", host, urlProblem(err))
 	case u.Hostname() == "":
 		return fmt.Errorf("engine host %q names no host: write ssh://[user@]host[:port]", host)
 	case u.RawQuery != "" || u.Fragment != "":
@@ -160,7 +172,7 @@ func checkSSHHost(host string) error {
 
 // urlProblem is a URL parse error without the URL, which the caller names.
 func urlProblem(err error) error {
-	if ue, ok := err.(*url.Error); ok {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err

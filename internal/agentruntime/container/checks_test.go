@@ -47,6 +47,14 @@ func TestChecks(t *testing.T) {
 		{"advertise zoned IPv6", CheckAdvertiseHost, "fe80::1%eth0", "zone"},
 		{"advertise empty", CheckAdvertiseHost, "", "empty"},
 
+		{"image name", CheckImage, "agent", ""},
+		{"image tagged in a registry", CheckImage, "registry.example.com:5000/team/agent:1.2", ""},
+		{"image by digest", CheckImage, "agent@sha256:" + strings.Repeat("a", 64), ""},
+		{"image id", CheckImage, "sha256:" + strings.Repeat("b", 64), ""},
+		{"image upper case", CheckImage, "Team/Agent", "is not an image reference"},
+		{"image with spaces", CheckImage, "my agent", "is not an image reference"},
+		{"image empty", CheckImage, "", "is not an image reference"},
+
 		{"host unix", CheckHost, "unix:///var/run/docker.sock", ""},
 		{"host tcp", CheckHost, "tcp://127.0.0.1:2376", ""},
 		{"host tcp IPv6", CheckHost, "tcp://[::1]:2375", ""},
@@ -96,12 +104,12 @@ func TestOptionsCheckReportsEveryProblem(t *testing.T) {
 	h := DefaultHardening()
 	h.User, h.PidsLimit, h.MemoryMB, h.CPUs = "a:b:c", -1, 3, 0.001
 	_, err := Options{
-		Host: "http://nowhere", AdvertiseHost: "not a host!!", Network: "no such net", RestartPolicy: "sometimes", Hardening: &h,
+		Host: "http://nowhere", BaseImage: "Not An Image", AdvertiseHost: "not a host!!", Network: "no such net", RestartPolicy: "sometimes", Hardening: &h,
 	}.withDefaults()
 	if err == nil {
 		t.Fatal("withDefaults accepted every bad option")
 	}
-	for _, attribute := range []string{"host", "advertise_host", "network", "restart_policy", "hardening user", "hardening pids_limit", "hardening memory_mb", "hardening cpus"} {
+	for _, attribute := range []string{"host", "base_image", "advertise_host", "network", "restart_policy", "hardening user", "hardening pids_limit", "hardening memory_mb", "hardening cpus"} {
 		if !strings.Contains(err.Error(), "container "+attribute+":") {
 			t.Errorf("error %q does not name %s", err, attribute)
 		}

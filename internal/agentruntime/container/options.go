@@ -141,6 +141,9 @@ func (o Options) check() error {
 	if o.Host != "" {
 		add("host", CheckHost(o.Host))
 	}
+	if o.BaseImage != "" {
+		add("base_image", CheckImage(o.BaseImage))
+	}
 	add("advertise_host", CheckAdvertiseHost(o.AdvertiseHost))
 	add("network", CheckNetwork(o.Network))
 	// The engine's own rule, so that no policy it knows is refused here.
@@ -153,11 +156,16 @@ func (o Options) check() error {
 	if h.PidsLimit < 0 {
 		add("hardening pids_limit", fmt.Errorf("%d is negative; use 0 for no limit", h.PidsLimit))
 	}
-	if h.MemoryMB < 0 || h.MemoryMB > MaxMemoryMB || (h.MemoryMB > 0 && h.MemoryMB < MinMemoryMB) {
-		add("hardening memory_mb", fmt.Errorf("%d is outside the engine's range of %d to %d MiB; use 0 for no limit", h.MemoryMB, MinMemoryMB, MaxMemoryMB))
+	switch m := h.MemoryMB; {
+	case m < 0:
+		add("hardening memory_mb", fmt.Errorf("%d is negative; use 0 for no limit", m))
+	case m > 0 && m < MinMemoryMB:
+		add("hardening memory_mb", fmt.Errorf("%d is below the engines' minimum of %d MiB; use 0 for no limit", m, MinMemoryMB))
+	case m > MaxMemoryMB:
+		add("hardening memory_mb", fmt.Errorf("%d MiB is more than a container can be given (at most %d)", m, MaxMemoryMB))
 	}
 	if h.CPUs < 0 || (h.CPUs > 0 && h.CPUs < MinCPUs) {
-		add("hardening cpus", fmt.Errorf("%g is below the engine's minimum of %g cores; use 0 for no limit", h.CPUs, MinCPUs))
+		add("hardening cpus", fmt.Errorf("%g is below the engines' minimum of %g cores; use 0 for no limit", h.CPUs, MinCPUs))
 	}
 	return errors.Join(problems...)
 }
