@@ -448,3 +448,24 @@ func TestAccContainerAgent_failedStartIsStopped(t *testing.T) {
 		},
 	})
 }
+
+// TestAccContainerAgent_missingNetwork names a network the engine lacks:
+// Docker creates the container but refuses to start it, and the apply
+// error must carry the engine's own words, not claim the container is gone.
+func TestAccContainerAgent_missingNetwork(t *testing.T) {
+	c := newContainerAccTest(t)
+	network := "a2a-acc-missing-" + c.suffix
+	c.adapterBlock = fmt.Sprintf("  container {\n    stop_grace_period = \"3s\"\n    network = %q\n  }\n", network)
+	name, _ := c.agentName("Acc Ctr No Network")
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             c.checkNoContainers,
+		Steps: []resource.TestStep{{
+			Config: c.agent(echoConfig(name, "nowhere to join")),
+			// Docker's reason, which Podman words otherwise.
+			ExpectError: regexp.MustCompile(`(?s)` + wordsPattern("refused to start the agent's container:") + `.*` +
+				wordsPattern("network "+network+" not found") + `.*` + wordsPattern(`create it on the engine`)),
+		}},
+	})
+}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -91,21 +93,31 @@ func containerBlock() schema.Block {
 		Attributes: map[string]schema.Attribute{
 			"host": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Engine address: `unix://`, `tcp://` (with the TLS settings below) or `ssh://`. " +
-					"Default: `$DOCKER_HOST`, then the platform default. A Podman socket works as well.",
+				MarkdownDescription: "Engine address: `unix:///path/to/socket`, `tcp://host:port` (with the TLS settings below), " +
+					"`ssh://[user@]host[:port]` or `npipe:////./pipe/name`. Default: `$DOCKER_HOST`, then the platform default. " +
+					"A Podman socket works as well. Checked at plan without contacting the engine.",
+				Validators: []validator.String{engineHostValidator()},
 			},
 			"base_image": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Image that runs agents whose config names no `[runtime] image`. Default: an image " +
 					"built from the provider's own executable when absent, tagged with the provider version; no registry is needed.",
+				Validators: []validator.String{imageValidator()},
 			},
 			"advertise_host": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Host that agent ports are published on and probed at. " + defaultIs(container.DefaultAdvertiseHost),
+				MarkdownDescription: "Host name or IP address that agent ports are published on and probed at. " + defaultIs(container.DefaultAdvertiseHost),
+				Validators:          []validator.String{advertiseHostValidator()},
 			},
 			"network": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Engine network the agents join. " + defaultIs(container.DefaultNetwork),
+				Optional: true,
+				MarkdownDescription: "Engine network the agents join: letters, digits, `_`, `.` and `-`, starting with a letter or digit. " +
+					"Not `host` or `none`, which publish no ports. " + defaultIs(container.DefaultNetwork),
+				Validators: []validator.String{
+					stringvalidator.RegexMatches(container.NetworkNamePattern,
+						"must be a network name: letters, digits, '_', '.' and '-', starting with a letter or digit"),
+					stringvalidator.NoneOf(container.UnpublishedNetworks...),
+				},
 			},
 			"restart_policy": schema.StringAttribute{
 				Optional:            true,
@@ -153,16 +165,27 @@ func hardeningBlock() schema.Block {
 				Optional: true, MarkdownDescription: "Forbid gaining privileges through setuid binaries. Default: `true`.",
 			},
 			"user": schema.StringAttribute{
-				Optional: true, MarkdownDescription: "`uid:gid` the agent runs as; empty runs the image's own user. " + defaultIs(container.DefaultUser),
+				Optional: true, MarkdownDescription: "User the agent runs as: a uid or user name, optionally followed by `:` and a gid or group name; " +
+					"empty runs the image's own user. " + defaultIs(container.DefaultUser),
+				Validators: []validator.String{stringvalidator.RegexMatches(container.UserPattern,
+					`must be a uid or user name, optionally followed by ":" and a gid or group name, such as "65534:65534" or "nobody"`)},
 			},
 			"pids_limit": schema.Int64Attribute{
 				Optional: true, MarkdownDescription: fmt.Sprintf("Most processes a container may run; `0` sets no limit. Default: `%d`.", container.DefaultPidsLimit),
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"memory_mb": schema.Int64Attribute{
-				Optional: true, MarkdownDescription: "Memory limit in MiB (at least 6); unset or `0` sets no limit.",
+				Optional: true, MarkdownDescription: fmt.Sprintf("Memory limit in MiB, at least %d (the engines' minimum); unset or `0` sets no limit.", container.MinMemoryMB),
+				// 0, or within what the engines take.
+				Validators: []validator.Int64{int64validator.Any(
+					int64validator.OneOf(0),
+					int64validator.All(int64validator.AtLeast(container.MinMemoryMB), int64validator.AtMost(container.MaxMemoryMB)),
+				)},
 			},
 			"cpus": schema.Float64Attribute{
-				Optional: true, MarkdownDescription: "CPU limit in cores, such as `0.5`; unset or `0` sets no limit.",
+				Optional: true, MarkdownDescription: fmt.Sprintf("CPU limit in cores, such as `0.5`, at least %g (the engines' minimum) and at most "+
+					"the engine host's cores; unset or `0` sets no limit.", container.MinCPUs),
+				Validators: []validator.Float64{float64validator.Any(float64validator.OneOf(0), float64validator.AtLeast(container.MinCPUs))},
 			},
 		},
 	}

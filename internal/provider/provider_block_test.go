@@ -1,12 +1,17 @@
 package provider
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
+
+// unusedResource gives a plan something to do with the provider.
+const unusedResource = "resource \"a2a_env_allowlist\" \"test\" {\n  name      = \"unused\"\n  variables = []\n}\n"
 
 // TestProviderBlockValidation checks that mistakes in the provider block
 // fail validation, before any runtime is built.
@@ -31,12 +36,96 @@ func TestProviderBlockValidation(t *testing.T) {
 			unitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config: "provider \"a2a\" {\n" + stateDir + "  " + tt.block + "\n}\n" +
-						"resource \"a2a_env_allowlist\" \"test\" {\n  name      = \"unused\"\n  variables = []\n}\n",
+					Config:      "provider \"a2a\" {\n" + stateDir + "  " + tt.block + "\n}\n" + unusedResource,
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tt.want),
 				}},
 			})
 		})
+	}
+}
+
+// TestProviderBlockReportsEveryProblem gives the container block several
+// bad values: one validation run reports each of them at its attribute,
+// before any runtime is built, and so without any DNS lookup of the host.
+func TestProviderBlockReportsEveryProblem(t *testing.T) {
+	// Each bad line, and words of the problem reported at it, in the
+	// order of the file, which is the order terraform reports them in.
+	problems := []struct{ line, problem string }{
+		{`host           = "http://nowhere"`, `write tcp:// instead of http://, with the port, such as tcp://nowhere:2376`},
+		{`base_image     = "Not An Image"`, `"Not An Image" is not an image reference`},
+		{`advertise_host = "not a host!!"`, `"not a host!!" is neither an IP address nor a host name`},
+		{`network        = "no such network"`, `container.network must be a network name`},
+		{`user       = "a:b:c"`, `container.hardening.user must be a uid or user name`},
+		{`pids_limit = -1`, `container.hardening.pids_limit value must be at least 0, got: -1`},
+		{`memory_mb  = 3`, `container.hardening.memory_mb value must be at least 6, got: 3`},
+		{`cpus       = 0.001`, `container.hardening.cpus value must be at least 0.010000`},
+	}
+	var lines []string
+	want := `(?s)`
+	for _, p := range problems {
+		lines = append(lines, p.line)
+		want += `in provider "a2a":\s+\d+:\s+` + wordsPattern(p.line) + `\s+.*?` + wordsPattern(p.problem) + `.*`
+	}
+	block := "container {\n" + strings.Join(lines[:4], "\n") + "\nhardening {\n" + strings.Join(lines[4:], "\n") + "\n}\n}"
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      "provider \"a2a\" {\n  state_dir = \"" + t.TempDir() + "\"\n  " + block + "\n}\n" + unusedResource,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(want),
+		}},
+	})
+}
+
+// wordsPattern matches text as terraform prints it: any run of spaces may
+// be wrapped onto a new line.
+func wordsPattern(text string) string {
+	words := strings.Fields(text)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(words, `\s+`)
+}
+
+// TestProviderBlockThroughValidate runs terraform validate, where input
+// variables are not known yet: settings taken from them pass, and only the
+// literal mistake is reported.
+func TestProviderBlockThroughValidate(t *testing.T) {
+	requireTerraform(t)
+	run := &cliRun{t: t, dir: t.TempDir(), coreLog: filepath.Join(t.TempDir(), "terraform.log")}
+	config := `
+variable "host" { type = string }
+variable "network" { type = string }
+variable "user" { type = string }
+variable "memory_mb" { type = number }
+variable "cpus" { type = number }
+
+provider "a2a" {
+  state_dir = "` + t.TempDir() + `"
+  container {
+    host           = var.host
+    network        = var.network
+    advertise_host = "not a host!!"
+    hardening {
+      user      = var.user
+      memory_mb = var.memory_mb
+      cpus      = var.cpus
+    }
+  }
+}
+` + unusedResource
+	if err := os.WriteFile(filepath.Join(run.dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := run.terraform("init", "-input=false"); err != nil {
+		t.Fatalf("terraform init: %v\n%s", err, out)
+	}
+	out, err := run.terraform("validate", "-no-color")
+	if err == nil {
+		t.Fatalf("terraform validate accepted advertise_host \"not a host!!\":\n%s", out)
+	}
+	if got := strings.Count(out, "Error: "); got != 1 || !regexp.MustCompile(`(?s)Invalid advertise host.*advertise_host = "not a host!!"`).MatchString(out) {
+		t.Errorf("terraform validate reported %d errors, want the advertise host alone:\n%s", got, out)
 	}
 }

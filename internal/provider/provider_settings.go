@@ -8,14 +8,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	containertypes "github.com/moby/moby/api/types/container"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
-// restartPolicies are the container restart policies engines understand.
-var restartPolicies = []string{"no", "always", "unless-stopped", "on-failure"}
+// restartPolicies are the container restart policies engines understand,
+// as the engine's API names them.
+var restartPolicies = []string{
+	string(containertypes.RestartPolicyDisabled), string(containertypes.RestartPolicyAlways),
+	string(containertypes.RestartPolicyUnlessStopped), string(containertypes.RestartPolicyOnFailure),
+}
 
 type providerModel struct {
 	StateDir  types.String    `tfsdk:"state_dir"`

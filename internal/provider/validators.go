@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 )
 
 // stringRule is a string attribute validator made of one rule: known values
@@ -107,6 +108,35 @@ func notEmptyValidator(whenOmitted string) validator.String {
 			return "The value is empty. Leave the attribute out to use " + whenOmitted + ", or give a value."
 		},
 	}
+}
+
+// engineRule checks a container setting with the adapter's own rule, so
+// that the plan refuses, at the attribute, what the adapter would refuse
+// only once the runtime is built. The rules resolve and dial nothing.
+func engineRule(description, summary string, check func(string) error) validator.String {
+	return stringRule{
+		description: description,
+		summary:     summary,
+		problem: func(value, _ string) string {
+			if err := check(value); err != nil {
+				return err.Error() + "."
+			}
+			return ""
+		},
+	}
+}
+
+func engineHostValidator() validator.String {
+	return engineRule("must be an engine address: unix:///path/to/socket, tcp://host:port, ssh://[user@]host[:port] or npipe:////./pipe/name",
+		"Invalid container engine host", container.CheckHost)
+}
+
+func advertiseHostValidator() validator.String {
+	return engineRule("must be a host name or an IP address", "Invalid advertise host", container.CheckAdvertiseHost)
+}
+
+func imageValidator() validator.String {
+	return engineRule("must be an image reference or id", "Invalid image reference", container.CheckImage)
 }
 
 // webURLProblem explains why value is not an absolute http or https URL
