@@ -71,10 +71,6 @@ func (d *agentCardDataSource) ValidateConfig(ctx context.Context, req datasource
 	if !verify.IsNull() && !verify.IsUnknown() {
 		var keys types.List
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, publicKeysPath, &keys)...)
-		if keys.IsNull() {
-			resp.Diagnostics.AddAttributeError(publicKeysPath, "Missing public keys",
-				"verify_signature needs public_keys_pem: the PEM public keys the card may be signed with.")
-		}
 		resp.Diagnostics.Append(privateKeyDiags(knownStrings(keys))...)
 	}
 
@@ -82,18 +78,6 @@ func (d *agentCardDataSource) ValidateConfig(ctx context.Context, req datasource
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("request_headers"), &literal)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("request_headers_from_env"), &fromEnv)...)
 	resp.Diagnostics.Append(headersInBoth(literal, fromEnv)...)
-
-	var minDelay, maxDelay types.Int64
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("retry").AtName("min_delay_ms"), &minDelay)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("retry").AtName("max_delay_ms"), &maxDelay)...)
-	if minDelay.IsNull() || minDelay.IsUnknown() || maxDelay.IsNull() || maxDelay.IsUnknown() {
-		return
-	}
-	if maxDelay.ValueInt64() < minDelay.ValueInt64() {
-		resp.Diagnostics.AddAttributeError(path.Root("retry").AtName("max_delay_ms"), "Invalid retry delays",
-			fmt.Sprintf("max_delay_ms (%d) is less than min_delay_ms (%d): raise max_delay_ms or lower min_delay_ms.",
-				maxDelay.ValueInt64(), minDelay.ValueInt64()))
-	}
 }
 
 func (d *agentCardDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

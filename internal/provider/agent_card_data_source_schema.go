@@ -4,7 +4,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -36,12 +38,18 @@ func agentCardSchema() schema.Schema {
 					"max_delay_ms": schema.Int64Attribute{
 						MarkdownDescription: "The longest wait between attempts, in milliseconds, including a server's `Retry-After`. " +
 							"Defaults to `2000`; must not be less than `min_delay_ms`.",
-						Optional:   true,
-						Validators: []validator.Int64{int64validator.AtLeast(0)},
+						Optional: true,
+						Validators: []validator.Int64{
+							int64validator.AtLeast(0),
+							int64validator.AtLeastSumOf(path.MatchRoot("retry").AtName("min_delay_ms")),
+						},
 					},
 				},
 			},
 			"verify_signature": schema.SingleNestedBlock{
+				// Attributes of a block cannot be required; its validators
+				// run only when the block is there.
+				Validators: []validator.Object{objectvalidator.AlsoRequires(path.MatchRelative().AtName("public_keys_pem"))},
 				MarkdownDescription: "Verify the card's JWS signature (RFC 7515 over the RFC 8785 canonical card) against " +
 					"these keys. A card with no signature, or whose signatures no key verifies, fails the read. Only with `url`.",
 				Attributes: map[string]schema.Attribute{

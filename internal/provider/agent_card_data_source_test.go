@@ -522,8 +522,10 @@ func TestAccAgentCardDataSource_validation(t *testing.T) {
 		{"endpoint with url", `url = "http://127.0.0.1:1"` + "\n" + `endpoint = "http://127.0.0.1:2"`, `Invalid Attribute Combination`},
 		{"fetch settings with config", `config = "[agent]"` + "\n" + `request_headers = { A = "b" }`, `Invalid Attribute Combination`},
 		{"zero attempts", `url = "http://127.0.0.1:1"` + "\nretry {\n attempts = 0\n}", `(?s)attempts.*at least 1`},
-		{"max delay below min delay", `url = "http://127.0.0.1:1"` + "\nretry {\n min_delay_ms = 100\n max_delay_ms = 10\n}", `Invalid retry delays`},
-		{"verify_signature without keys", `url = "http://127.0.0.1:1"` + "\nverify_signature {}", `Missing public keys`},
+		{"max delay below min delay", `url = "http://127.0.0.1:1"` + "\nretry {\n min_delay_ms = 100\n max_delay_ms = 10\n}",
+			`(?s)retry.max_delay_ms value must be at least sum of\s+retry.min_delay_ms, got: 10`},
+		{"verify_signature without keys", `url = "http://127.0.0.1:1"` + "\nverify_signature {}",
+			`(?s)Attribute "verify_signature.public_keys_pem" must be specified when\s+"verify_signature" is specified`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
