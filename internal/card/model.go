@@ -13,6 +13,11 @@ var (
 
 func req(name string, s shape) field { return field{name: name, shape: s, presence: required} }
 func opt(name string, s shape) field { return field{name: name, shape: s, presence: explicit} }
+
+// reqMayBeEmpty is a required field whose empty value is a deviation only.
+func reqMayBeEmpty(name string, s shape) field {
+	return field{name: name, shape: s, presence: required, emptyTolerated: true}
+}
 func plain(name string, s shape) field {
 	return field{name: name, shape: s, presence: implicit}
 }
@@ -98,7 +103,7 @@ var (
 		closed: true,
 		fields: []field{
 			req("name", str),
-			req("description", str),
+			reqMayBeEmpty("description", str),
 			req("supportedInterfaces", listShape{interface10}),
 			opt("provider", provider),
 			req("version", str),
@@ -108,7 +113,7 @@ var (
 			plain("securityRequirements", listShape{securityRequirement10}),
 			req("defaultInputModes", strs),
 			req("defaultOutputModes", strs),
-			req("skills", listShape{skill10}),
+			reqMayBeEmpty("skills", listShape{skill10}),
 			plain("signatures", listShape{signature}),
 			opt("iconUrl", str),
 			// A card may carry the 0.3 fields next to the 1.0 ones so that

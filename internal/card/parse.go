@@ -31,6 +31,9 @@ type Parsed struct {
 	SpecVersion string
 	// Raw is the bytes the card was parsed from, as given.
 	Raw []byte
+	// Deviations are departures from the specification that leave the card
+	// usable, such as an empty skills list: worth a warning, not a refusal.
+	Deviations []Problem
 }
 
 // Problem is one thing wrong with a card, at a JSON path such as
@@ -61,8 +64,9 @@ func (e *ValidationError) Error() string {
 }
 
 // Parse reads an A2A 1.0 or 0.3 agent card strictly. Every missing required
-// field, empty required list, value of the wrong type and unknown top-level
-// property is reported at once in a *ValidationError; nested objects may
+// field, empty required value, value of the wrong type and unknown top-level
+// property is reported at once in a *ValidationError, except an empty
+// description or skills list, which Parsed.Deviations reports; nested objects may
 // carry properties the model does not know, which are ignored. A card that
 // has supportedInterfaces is read as 1.0; one that has only the 0.3 fields
 // (url, protocolVersion, preferredTransport, additionalInterfaces) as 0.3.
@@ -92,7 +96,7 @@ func Parse(raw []byte) (*Parsed, error) {
 	if err != nil {
 		return nil, &ValidationError{SpecVersion: version, Problems: []Problem{{Path: "$", Message: err.Error()}}}
 	}
-	return &Parsed{Card: card, SpecVersion: version, Raw: raw}, nil
+	return &Parsed{Card: card, SpecVersion: version, Raw: raw, Deviations: c.deviations}, nil
 }
 
 // decodeTree decodes one JSON value, keeping numbers as written.

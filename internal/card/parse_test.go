@@ -136,7 +136,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		{
 			name: "1.0 sample", raw: readSample(t, "invalid/many-problems-1.0.json"), version: SpecVersion10,
 			paths: []string{
-				"$.name", "$.description", "$.supportedInterfaces[0].protocolVersion", "$.provider.url",
+				"$.name", "$.supportedInterfaces[0].protocolVersion", "$.provider.url",
 				"$.version", "$.capabilities.streaming", "$.securitySchemes.both",
 				"$.securitySchemes.key.apiKeySecurityScheme.location", "$.securitySchemes.none",
 				"$.defaultInputModes", "$.defaultOutputModes[1]", "$.skills[1].id", "$.skills[1].description",
@@ -198,6 +198,40 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			}
 			if verr.SpecVersion != tt.version {
 				t.Errorf("SpecVersion = %q; want %q", verr.SpecVersion, tt.version)
+			}
+		})
+	}
+}
+
+// TestParseReportsDeviations checks the empty values the specification's own
+// signing example holds (§8.4.1) parse, reported as deviations: the first
+// card is what the A2A Go SDK's `a2a serve --echo` (v2.4.0) publishes.
+func TestParseReportsDeviations(t *testing.T) {
+	const iface = `"supportedInterfaces":[{"url":"http://127.0.0.1:18555","protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}]`
+	tests := []struct {
+		name string
+		raw  string
+		want []string
+	}{
+		{"no skills", `{` + iface + `,"capabilities":{"streaming":true},"defaultInputModes":["text"],"defaultOutputModes":["text"],` +
+			`"description":"Echoes the user's message back as a response","name":"Echo Agent","skills":[],"version":"1.0.0"}`, []string{"$.skills"}},
+		{"no description", `{` + iface + `,"capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],` +
+			`"description":"","name":"n","skills":[{"id":"s","name":"s","description":"d","tags":["t"]}],"version":"1"}`, []string{"$.description"}},
+		{"complete", `{` + iface + `,"capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],` +
+			`"description":"d","name":"n","skills":[{"id":"s","name":"s","description":"d","tags":["t"]}],"version":"1"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse([]byte(tt.raw))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			var got []string
+			for _, d := range p.Deviations {
+				got = append(got, d.Path)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("deviations = %q; want %q", got, tt.want)
 			}
 		})
 	}

@@ -37,6 +37,9 @@ type field struct {
 	name     string
 	shape    shape
 	presence presence
+	// emptyTolerated marks a required field whose empty value is a
+	// deviation rather than a problem (see checker.deviations).
+	emptyTolerated bool
 }
 
 // message is a proto message as its JSON object.
@@ -105,6 +108,10 @@ func (m *message) checkFields(obj map[string]any, at string, c *checker) {
 		before := len(c.problems)
 		f.shape.check(v, path, c)
 		if f.presence == required && c.requireSet && mustHoldValue(f.shape) && isDefault(v) && len(c.problems) == before {
+			if f.emptyTolerated {
+				c.deviations = append(c.deviations, Problem{Path: path, Message: "is empty; A2A 1.0 §5.7 asks for a value"})
+				continue
+			}
 			c.add(path, "is required and must not be empty")
 		}
 	}
@@ -300,6 +307,12 @@ type checker struct {
 	// 0.3 schema only asks for presence.
 	requireSet bool
 	problems   []Problem
+	// deviations are empty required values that leave the card usable and
+	// that the specification itself shows as valid: its own signing example
+	// (§8.4.1) has "description": "" and "skills": [], and the official
+	// SDK's reference agents publish such cards. Rejecting them would call
+	// those agents unhealthy, so they are reported, not refused.
+	deviations []Problem
 }
 
 func (c *checker) add(path, msg string) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -183,6 +185,18 @@ func (a *accTest) checkNothingLeft(*terraform.State) error {
 
 // listAgents lists the agents of the state dir, as a provider process of
 // its own would.
+// checkNoAgents passes when the runtime records no agent.
+func (a *accTest) checkNoAgents(*terraform.State) error {
+	agents, err := a.listAgents()
+	if err != nil {
+		return err
+	}
+	if len(agents) > 0 {
+		return fmt.Errorf("the runtime still records %d agents, first %q", len(agents), agents[0].ID)
+	}
+	return nil
+}
+
 func (a *accTest) listAgents() ([]agentruntime.Agent, error) {
 	dir, err := statedir.Open(a.stateDir)
 	if err != nil {
@@ -297,5 +311,28 @@ func (a *accTest) checkNotPersisted(secret string, kept ...string) resource.Test
 			return fmt.Errorf("found %d of the files %v that must hold the secret value in %s", keptFound, kept, a.stateDir)
 		}
 		return nil
+	}
+}
+
+// failedCreateSteps applies config, expecting the create to fail with want,
+// then proves nothing of the agent was kept: leftNothing passes right after
+// the failed apply, and the next plan creates the agent afresh instead of
+// replacing a tainted one.
+func failedCreateSteps(t *testing.T, config, want string, leftNothing resource.TestCheckFunc) []resource.TestStep {
+	return []resource.TestStep{
+		{Config: config, ExpectError: regexp.MustCompile(want)},
+		{
+			PreConfig: func() {
+				if err := leftNothing(nil); err != nil {
+					t.Fatalf("after the failed create: %v", err)
+				}
+			},
+			Config:             config,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPreRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionCreate),
+			}},
+		},
 	}
 }

@@ -235,8 +235,9 @@ type statePersister interface {
 }
 
 // startAndSave starts the agent when the change asks for it, waits until it is
-// healthy, and saves what the runtime then reports. It saves the agent even
-// when the start fails, reporting the tail of the agent's log.
+// healthy, and saves what the runtime then reports. A new agent that fails to
+// start is removed again, its log tail reported; any other agent is saved
+// even when the start fails, so the next apply replaces or restarts it.
 func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agentModel, change agentChange, state statePersister, diags *diag.Diagnostics) {
 	var health agentruntime.Health
 	var startErr error
@@ -253,6 +254,9 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 		}
 	}
 	if startErr != nil {
+		if change.create && r.removeFailed(ctx, id, startErr, diags) {
+			return
+		}
 		r.stopFailed(ctx, id)
 	}
 	// A timed-out ctx must not stop us recording what exists.
@@ -286,10 +290,31 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))
 		return
 	}
-	if warning := unreachableCardWarning(a); warning != nil {
-		diags.Append(warning)
+	for _, warning := range []diag.Diagnostic{unreachableCardWarning(a), cardDeviationsWarning(a.CardURL, a.Card)} {
+		if warning != nil {
+			diags.Append(warning)
+		}
 	}
 	tflog.Info(ctx, "agent settled", map[string]any{"health": string(a.Health), "instance": a.Instance})
+}
+
+// removeFailed deprovisions a new agent whose start failed: nothing of it
+// ever ran healthy, so nothing is kept (no record, no container, no process),
+// and the error carries its log tail, read before the log goes. It reports
+// false when the agent cannot be removed; the caller then saves it, tainted,
+// so that it stays tracked. A crash before the removal leaves an unclaimed
+// record, which the next create takes over.
+func (r *agentResource) removeFailed(ctx context.Context, id string, startErr error, diags *diag.Diagnostics) bool {
+	cleanupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedStartStopTimeout+agentruntime.ProbeTimeout)
+	defer cancel()
+	tail := r.logTail(cleanupCtx, id)
+	if err := r.deps.runtime.Deprovision(cleanupCtx, id); err != nil {
+		tflog.Warn(ctx, "cannot remove the agent after its failed start; saving it tainted", map[string]any{"agent_id": id, "error": err.Error()})
+		return false
+	}
+	diags.AddError("Agent "+id+" did not start",
+		startErr.Error()+"\n\nThe agent was removed again: nothing of it is left running or recorded. Fix the cause and apply again."+tail)
+	return true
 }
 
 // stopFailed stops an agent whose start failed, so that it neither loops

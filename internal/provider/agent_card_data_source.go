@@ -102,6 +102,9 @@ func (d *agentCardDataSource) Read(ctx context.Context, req datasource.ReadReque
 		resp.Diagnostics.Append(invalidCardDiagnostic(shownURL(model.CardURL.ValueString()), err))
 		return
 	}
+	if warning := cardDeviationsWarning(shownURL(model.CardURL.ValueString()), parsed); warning != nil {
+		resp.Diagnostics.Append(warning)
+	}
 	if err := model.setCard(parsed.Card, parsed.SpecVersion, parsed.Raw); err != nil {
 		resp.Diagnostics.AddError("Unreadable agent card", err.Error())
 		return

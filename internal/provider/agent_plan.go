@@ -136,11 +136,12 @@ type agentChange struct {
 	provision bool // the config, allowlist or injected variables changed: record it again
 	start     bool // (re)start: stop if running, start, wait
 	stop      bool // stop and leave stopped
+	create    bool // a new agent: a failed start removes it again
 }
 
 func changeOf(prior, plan *agentModel) agentChange {
 	if prior == nil {
-		return agentChange{provision: true, start: plan.Running.ValueBool()}
+		return agentChange{provision: true, start: plan.Running.ValueBool(), create: true}
 	}
 	c := agentChange{provision: specChanged(prior, plan) || injectedChanged(prior, plan)}
 	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()

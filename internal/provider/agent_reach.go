@@ -29,3 +29,19 @@ func unreachableCardWarning(a agentruntime.Agent) diag.Diagnostic {
 			"[runtime.env]; an agent in a container that advertises its listen address (such as http://0.0.0.0:8080) is the usual cause.",
 			a.ID, strings.Join(bad, ", "), a.Endpoint))
 }
+
+// cardDeviationsWarning warns of a card that departs from the specification
+// in ways that leave it usable (an empty skills list, say), listing each
+// departure by JSON path. Nil when there is none.
+func cardDeviationsWarning(cardURL string, parsed *card.Parsed) diag.Diagnostic {
+	if parsed == nil || len(parsed.Deviations) == 0 {
+		return nil
+	}
+	lines := make([]string, len(parsed.Deviations))
+	for i, d := range parsed.Deviations {
+		lines[i] = "  - " + d.String()
+	}
+	return diag.NewWarningDiagnostic("Agent card departs from A2A "+parsed.SpecVersion,
+		fmt.Sprintf("The card at %s is usable, but departs from the specification:\n%s\nClients that select agents by their "+
+			"skills or description find nothing to match; publish them in the card.", cardURL, strings.Join(lines, "\n")))
+}

@@ -30,3 +30,23 @@ func TestUnreachableCardWarning(t *testing.T) {
 		t.Errorf("warning without a card: %s", w.Detail())
 	}
 }
+
+func TestCardDeviationsWarning(t *testing.T) {
+	parsed, err := card.Parse([]byte(`{"supportedInterfaces":[{"url":"http://127.0.0.1:1","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],` +
+		`"capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],"description":"","name":"n","skills":[],"version":"1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := cardDeviationsWarning("http://127.0.0.1:1/.well-known/agent-card.json", parsed)
+	if w == nil {
+		t.Fatal("no warning for a card without skills or description")
+	}
+	for _, want := range []string{"$.skills is empty", "$.description is empty", "http://127.0.0.1:1/.well-known/agent-card.json"} {
+		if !strings.Contains(w.Detail(), want) {
+			t.Errorf("warning %q does not say %q", w.Detail(), want)
+		}
+	}
+	if w := cardDeviationsWarning("u", &card.Parsed{}); w != nil {
+		t.Errorf("warning for a card without deviations: %s", w.Detail())
+	}
+}

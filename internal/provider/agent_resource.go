@@ -127,7 +127,10 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
-				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. Default: `true`.",
+				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. " +
+					"A new agent that does not start (it exits, or its card does not answer in time) fails the apply with its log tail " +
+					"and is removed again, leaving nothing running or recorded; an existing agent whose restart fails is kept, stopped, " +
+					"and the next apply tries again. Default: `true`.",
 			},
 			"id": schema.StringAttribute{
 				Computed: true, PlanModifiers: keep,

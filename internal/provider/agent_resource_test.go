@@ -394,7 +394,10 @@ func TestAccAgent_planTimeErrors(t *testing.T) {
 	})
 }
 
-func TestAccAgent_failedStartIsTainted(t *testing.T) {
+// TestAccAgent_failedStartLeavesNothing creates an agent that exits at
+// start: the apply fails with its log tail, nothing of it is kept, and the
+// fixed config then creates it afresh.
+func TestAccAgent_failedStartLeavesNothing(t *testing.T) {
 	acc := newAccTest(t)
 	// The config passes every plan-time check, but the variable it needs is
 	// empty, so the agent host exits at start naming it.
@@ -408,15 +411,18 @@ func TestAccAgent_failedStartIsTainted(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: broken,
-				ExpectError: regexp.MustCompile(`(?s)Agent acc-broken did not start.*Last\s+\d+\s+lines\s+of\s+the\s+agent's\s+log.*` +
+				ExpectError: regexp.MustCompile(`(?s)Agent acc-broken did not start.*removed\s+again.*Last\s+\d+\s+lines\s+of\s+the\s+agent's\s+log.*` +
 					`expands\s+to\s+an\s+empty\s+token.*set\s+` + empty),
 			},
 			{
-				// The failed agent was saved tainted, so even an in-place
-				// config change replaces it.
+				PreConfig: func() {
+					if err := acc.checkNoAgents(nil); err != nil {
+						t.Fatalf("after the failed create: %v", err)
+					}
+				},
 				Config: fixed,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionReplace),
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionCreate),
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),

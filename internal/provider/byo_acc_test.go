@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -162,7 +161,7 @@ func (a *accTest) killAgent() {
 }
 
 // TestAccBYOAgent_localFailures covers brought agents that cannot serve:
-// each fails apply with a clear error, and destroy leaves nothing.
+// each fails apply with a clear error and leaves nothing running or recorded.
 func TestAccBYOAgent_localFailures(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -191,7 +190,7 @@ func TestAccBYOAgent_localFailures(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             acc.checkNothingLeft,
-				Steps:                    []resource.TestStep{{Config: config, ExpectError: regexp.MustCompile(tt.want)}},
+				Steps:                    failedCreateSteps(t, config, tt.want, acc.checkNothingLeft),
 			})
 		})
 	}
@@ -214,6 +213,28 @@ func TestAccBYOAgent_wrongAdvertisedURL(t *testing.T) {
 			resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 			acc.recordPID(),
 			answers(a2acli.JSONRPC, "1.0", "still here", "still here"),
+		)}},
+	})
+}
+
+// TestAccBYOAgent_sdkDefaultCard runs the SDK's echo agent with the card it
+// makes itself, which has no skills: the specification's own signing example
+// has such a card, so the agent is healthy and its card readable (with a
+// warning the framework does not show to tests; see TestCardDeviationsWarning).
+func TestAccBYOAgent_sdkDefaultCard(t *testing.T) {
+	acc := newAccTest(t)
+	command := []string{a2acli.Binary(t), "serve", "--echo", "--host", "${HOST}", "--port", "${PORT}"}
+	config := withCardData(acc.agent(fmt.Sprintf("[agent]\nname = \"SDK Default Card\"\n[runtime]\ncommand = %s\nport = %d\n",
+		tomlArray(command...), a2acli.FreePort(t))))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNothingLeft,
+		Steps: []resource.TestStep{{Config: config, Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+			resource.TestCheckResourceAttr(cardDataAddr, "name", "Echo Agent"),
+			resource.TestCheckResourceAttr(cardDataAddr, "skills.#", "0"),
+			answers(a2acli.HTTPJSON, "1.0", "hello default card", "hello default card"),
+			acc.recordPID(),
 		)}},
 	})
 }

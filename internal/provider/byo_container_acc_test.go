@@ -93,9 +93,6 @@ func TestAccBYOAgent_containerMissingImage(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps: []resource.TestStep{{
-			Config:      config,
-			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(image) + `.*is\s+not\s+on\s+the\s+container\s+engine`),
-		}},
+		Steps:                    failedCreateSteps(t, config, `(?s)`+regexp.QuoteMeta(image)+`.*is\s+not\s+on\s+the\s+container\s+engine`, c.checkNothingKept),
 	})
 }

@@ -232,6 +232,15 @@ func (c *containerAccTest) checkNoContainers(*terraform.State) error {
 	return nil
 }
 
+// checkNothingKept passes when neither the engine nor the runtime's records
+// hold any of the test's agents.
+func (c *containerAccTest) checkNothingKept(s *terraform.State) error {
+	if err := c.checkNoContainers(s); err != nil {
+		return err
+	}
+	return c.checkNoAgents(s)
+}
+
 // removeContainers force-removes what a failed test may have left.
 func (c *containerAccTest) removeContainers() {
 	for _, id := range c.ids {
@@ -411,41 +420,18 @@ resource "a2a_env_allowlist" "test" {
 	})
 }
 
-// TestAccContainerAgent_failedStartIsStopped starts an agent whose host
+// TestAccContainerAgent_failedStartLeavesNothing starts an agent whose host
 // exits at once: under the engine's restart policy it would loop until the
-// next apply, so the failed start must leave its container stopped (and the
-// resource tainted, so the next apply replaces it).
-func TestAccContainerAgent_failedStartIsStopped(t *testing.T) {
+// next apply, so the failed create must remove its container and record.
+func TestAccContainerAgent_failedStartLeavesNothing(t *testing.T) {
 	c := newContainerAccTest(t)
 	name, id := c.agentName("Acc Ctr Broken")
 	const empty = "A2A_ACC_CTR_EMPTY_VAR"
 	broken, _ := c.brokenAgent(name, empty, "acc-ctr-broken", "30s")
-
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps: []resource.TestStep{
-			{
-				Config:      broken,
-				ExpectError: regexp.MustCompile(`(?s)Agent ` + id + ` did not start.*` + empty),
-			},
-			{
-				// Still there (tainted), but no longer restarting.
-				PreConfig: func() {
-					out, err := docker("inspect", "--type", "container", "--format",
-						"{{.State.Running}} {{.State.Restarting}}", containerName(id))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got := strings.TrimSpace(out); got != "false false" {
-						t.Fatalf("container %s after the failed start: running, restarting = %s; want it stopped", containerName(id), got)
-					}
-				},
-				Config:             broken,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
-		},
+		Steps:                    failedCreateSteps(t, broken, `(?s)Agent `+id+` did not start.*removed\s+again.*`+empty, c.checkNothingKept),
 	})
 }
 

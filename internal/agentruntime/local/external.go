@@ -18,12 +18,10 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
-// placeExternal fills in the record of an agent the operator brings: where
-// it runs, where its card is, and that its program exists, so that a
-// missing program fails before anything is recorded.
-func placeExternal(op string, rec *record, cfg *agentconfig.Config) error {
-	rec.External = true
-	rec.CardPaths = cfg.Runtime.CardPaths()
+// checkProgram finds the working directory and program of an agent the
+// operator brings, so that a missing one fails before anything is recorded
+// or locked. It returns the working directory as an absolute path.
+func checkProgram(op, id string, cfg *agentconfig.Config) (string, error) {
 	dir, err := filepath.Abs(cfg.Runtime.WorkingDir)
 	if err == nil {
 		var info os.FileInfo
@@ -32,20 +30,27 @@ func placeExternal(op string, rec *record, cfg *agentconfig.Config) error {
 		}
 	}
 	if err != nil {
-		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, rec.ID, err,
+		return "", agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
 			"runtime.working_dir: the agent's working directory (relative to where terraform runs) must exist")
 	}
-	rec.WorkingDir = dir
 	if _, err := findProgram(cfg.Runtime.Command[0], dir); err != nil {
-		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, rec.ID, err,
+		return "", agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
 			"runtime.command: the program %q cannot be run; give its path (relative to runtime.working_dir) or a name found on PATH", cfg.Runtime.Command[0])
 	}
+	return dir, nil
+}
+
+// placeExternal fills in the record of an agent the operator brings: where
+// it runs and where its card is.
+func placeExternal(rec *record, cfg *agentconfig.Config, workDir string) {
+	rec.External = true
+	rec.CardPaths = cfg.Runtime.CardPaths()
+	rec.WorkingDir = workDir
 	u, err := url.JoinPath(rec.Endpoint, rec.CardPaths[0])
 	if err != nil {
 		u = strings.TrimRight(rec.Endpoint, "/") + rec.CardPaths[0]
 	}
 	rec.CardURL = u
-	return nil
 }
 
 // findProgram resolves name as exec would run it from dir: a name with a

@@ -128,6 +128,12 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	cfg := p.Config
 	id := cfg.ID()
+	var workDir string
+	if cfg.Runtime.External() {
+		if workDir, err = checkProgram(op, id, cfg); err != nil {
+			return agentruntime.Agent{}, err
+		}
+	}
 	unlock, err := r.lockAll(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
@@ -180,9 +186,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec.CardURL = card.CardURL(rec.Endpoint)
 	rec.External, rec.CardPaths, rec.WorkingDir = false, nil, ""
 	if cfg.Runtime.External() {
-		if err := placeExternal(op, rec, cfg); err != nil {
-			return agentruntime.Agent{}, err
-		}
+		placeExternal(rec, cfg, workDir)
 	}
 	rec.ConfigSHA256 = cfg.SHA256()
 	rec.InjectedEnv = p.InjectedEnv
