@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,11 +33,7 @@ var sdkCases = []sdkCase{
 // tomlArray writes args as a TOML array, escaping Terraform's own
 // interpolation so that ${PORT} reaches the agent config as written.
 func tomlArray(args ...string) string {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = strings.ReplaceAll(strconv.Quote(a), "${", "$${")
-	}
-	return "[" + strings.Join(quoted, ", ") + "]"
+	return strings.ReplaceAll(a2acli.TOMLArray(args...), "${", "$${")
 }
 
 // writeCard writes the card an agent named name serves at url.
@@ -119,8 +114,7 @@ func TestAccBYOAgent_local(t *testing.T) {
 }
 
 // TestAccBYOAgent_localExec turns a shell script into an agent with the
-// tool's --exec. It runs on the local adapter only: the test image holds
-// the static tool alone, and --exec needs a shell to run the program.
+// tool's --exec; TestAccBYOAgent_containerExec does so in a container.
 func TestAccBYOAgent_localExec(t *testing.T) {
 	acc := newAccTest(t)
 	c := sdkCase{"SDK Exec", a2acli.JSONRPC, "1.0", nil, "shout this", "SHOUT THIS"}

@@ -2,7 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -13,24 +15,19 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
-// sdkImage builds an image holding the SDK's static a2a tool and nothing
-// else, plus the given cards under /cards, and removes it when the test
-// ends. The image has no shell, so it serves echo agents only.
-func (c *containerAccTest) sdkImage(cards map[string][]byte) string {
+// sdkImage builds an image holding the SDK's static a2a tool at /a2a and
+// the given files at their paths, and removes it when the test ends. With
+// no shell among the files it serves echo agents only.
+func (c *containerAccTest) sdkImage(files map[string][]byte) string {
 	c.t.Helper()
 	dir := c.t.TempDir()
 	bin, err := os.ReadFile(a2acli.Binary(c.t))
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	files := map[string][]byte{
-		"a2a":        bin,
-		"Dockerfile": []byte("FROM scratch\nCOPY a2a /a2a\nCOPY cards/ /cards/\n"),
-	}
-	for name, card := range cards {
-		files[filepath.Join("cards", name)] = card
-	}
-	for name, data := range files {
+	buildFiles := map[string][]byte{"a2a": bin, "Dockerfile": []byte("FROM scratch\nCOPY . /\n")}
+	maps.Copy(buildFiles, files)
+	for name, data := range buildFiles {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			c.t.Fatal(err)
 		}
@@ -50,6 +47,21 @@ func (c *containerAccTest) sdkImage(cards map[string][]byte) string {
 	return tag
 }
 
+// busybox reads the static busybox binary, the shell and tools of the
+// --exec agent's image.
+func busybox(t *testing.T) []byte {
+	t.Helper()
+	path, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Fatalf("the --exec agent's image needs a static busybox (Debian: busybox-static), which is not on PATH: %v", err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // TestAccBYOAgent_container runs the SDK's a2a tool from an image built
 // from its static binary, in each shape it serves over HTTP.
 func TestAccBYOAgent_container(t *testing.T) {
@@ -64,7 +76,7 @@ func TestAccBYOAgent_container(t *testing.T) {
 	for _, sc := range sdkCases {
 		name, id := c.agentName("Ctr " + sc.name)
 		a := agent{sdkCase: sc, name: name, id: id, port: a2acli.FreePort(t)}
-		cards[id+".json"] = a2acli.Card(name, fmt.Sprintf("http://127.0.0.1:%d", a.port), sc.binding, sc.protocol)
+		cards["cards/"+id+".json"] = a2acli.Card(name, fmt.Sprintf("http://127.0.0.1:%d", a.port), sc.binding, sc.protocol)
 		agents = append(agents, a)
 	}
 	image := c.sdkImage(cards)
@@ -81,6 +93,32 @@ func TestAccBYOAgent_container(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAccBYOAgent_containerExec turns a shell script into an agent with the
+// tool's --exec, in an image that has a shell: busybox as /bin/sh and as
+// the tr the script runs.
+func TestAccBYOAgent_containerExec(t *testing.T) {
+	c := newContainerAccTest(t)
+	sc := sdkCase{"SDK Exec", a2acli.JSONRPC, "1.0", nil, "shout this", "SHOUT THIS"}
+	name, id := c.agentName("Ctr SDK Exec")
+	port := a2acli.FreePort(t)
+	shell := busybox(t)
+	image := c.sdkImage(map[string][]byte{
+		"bin/sh":    shell,
+		"bin/tr":    shell,
+		"shout.sh":  []byte("#!/bin/sh\ntr a-z A-Z\n"),
+		"card.json": a2acli.Card(name, fmt.Sprintf("http://127.0.0.1:%d", port), sc.binding, sc.protocol),
+	})
+	command := []string{"/a2a", "serve", "--exec", "/shout.sh", "--transport", "jsonrpc", "--host", "${HOST}", "--port", "${PORT}", "--card", "/card.json"}
+	config := withCardData(c.agent(fmt.Sprintf("[agent]\nname = %q\n[server]\nhttp_port = %d\n[runtime]\nimage = %q\npull = \"never\"\ncommand = %s\n",
+		name, port, image, tomlArray(command...))))
+	crash := func() { c.mustDocker("rm", "-f", containerName(id)) }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             c.checkNoContainers,
+		Steps:                    byoSteps(config, id, sc, name, crash, plancheck.ResourceActionCreate, checkServedByContainer(id)),
+	})
 }
 
 // TestAccBYOAgent_containerMissingImage checks an image absent from the

@@ -18,6 +18,7 @@ func runContract(t *testing.T, opts Options) {
 	contracttest.Run(t, contracttest.Harness{
 		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, opts) },
 		Config:  func(name string) []byte { return agentConfig(name) },
+		Brought: broughtConfig,
 		Durable: true,
 		Crash: func(t *testing.T, id string) {
 			// A kill from outside, then wait for the container to be dead.

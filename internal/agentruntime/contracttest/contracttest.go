@@ -35,6 +35,11 @@ type Harness struct {
 	// Unsupported, if set, checks what the adapter refuses as
 	// KindUnsupported (for instance a local agent naming an image).
 	Unsupported func(t *testing.T, rt agentruntime.Runtime)
+	// Brought, if set, returns the config of an agent the operator brings:
+	// the official A2A Go SDK's a2a tool run as `a2a serve` with serveArgs,
+	// listening where the runtime says and serving card as its card.
+	// Adapters that run only the built-in host leave it nil.
+	Brought func(t *testing.T, name string, serveArgs []string, card []byte) []byte
 	// NoAgentOutput says the adapter runs no agent host, so its logs hold
 	// only its own lines; otherwise they must hold the agent's output.
 	NoAgentOutput bool
@@ -43,12 +48,14 @@ type Harness struct {
 // healthyWithin bounds how long an agent may take to answer its card.
 const healthyWithin = 30 * time.Second
 
+type contractCase struct {
+	name string
+	run  func(t *testing.T, h Harness)
+}
+
 // Run puts the adapter through every case of the contract.
 func Run(t *testing.T, h Harness) {
-	cases := []struct {
-		name string
-		run  func(t *testing.T, h Harness)
-	}{
+	cases := []contractCase{
 		{"lifecycle", testLifecycle},
 		{"stop is idempotent", testStopIdempotent},
 		{"start twice", testStartTwice},
@@ -70,23 +77,21 @@ func Run(t *testing.T, h Harness) {
 		{"incomplete config keeps the agent", testIncompleteKeepsAgent},
 	}
 	if h.Crash != nil {
-		cases = append(cases, struct {
-			name string
-			run  func(t *testing.T, h Harness)
-		}{"crash reads stopped", testCrash})
+		cases = append(cases, contractCase{"crash reads stopped", testCrash})
 	}
 	if !h.NoAgentOutput {
 		// Only an agent host shows in its card the values it received.
-		cases = append(cases, struct {
-			name string
-			run  func(t *testing.T, h Harness)
-		}{"write-only values", testSecrets})
+		cases = append(cases, contractCase{"write-only values", testSecrets})
+	}
+	if h.Brought != nil {
+		cases = append(cases, []contractCase{
+			{"brought agent lifecycle", testBroughtLifecycle},
+			{"brought agent with an invalid card", testBroughtInvalidCard},
+			{"brought agent that exits at once", testBroughtExitsAtOnce},
+		}...)
 	}
 	if h.Unsupported != nil {
-		cases = append(cases, struct {
-			name string
-			run  func(t *testing.T, h Harness)
-		}{"unsupported", func(t *testing.T, h Harness) { h.Unsupported(t, h.New(t)) }})
+		cases = append(cases, contractCase{"unsupported", func(t *testing.T, h Harness) { h.Unsupported(t, h.New(t)) }})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.run(t, h) })

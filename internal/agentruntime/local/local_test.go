@@ -21,6 +21,7 @@ func TestContract(t *testing.T) {
 	contracttest.Run(t, contracttest.Harness{
 		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, stateDir) },
 		Config:  func(name string) []byte { return agentConfig(name, "") },
+		Brought: broughtConfig,
 		Durable: true,
 		Crash: func(t *testing.T, id string) {
 			a, err := newRuntime(t, stateDir).Get(context.Background(), id)

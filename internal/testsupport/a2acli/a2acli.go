@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -145,8 +146,8 @@ const (
 // Card returns a complete A2A 1.0 agent card for the tool's --card flag:
 // an agent reached at url over binding, speaking protocolVersion ("1.0", or
 // "0.3" for `serve --protocol 0.3 --card-compat`), with one echo skill. The
-// tool's own card, made when no --card is given, lists no skill, which A2A
-// 1.0 (§5.7) does not allow.
+// tool's own card, made when no --card is given, lists no skill and names
+// the address it listens on.
 func Card(name, url, binding, protocolVersion string) []byte {
 	card := map[string]any{
 		"name":        name,
@@ -180,4 +181,13 @@ func FreePort(t testing.TB) int {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TOMLArray writes args as a TOML array of strings, for [runtime] command.
+func TOMLArray(args ...string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = strconv.Quote(a)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
