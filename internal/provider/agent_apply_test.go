@@ -37,7 +37,9 @@ func (r *unreadableRuntime) Get(ctx context.Context, id string) (agentruntime.Ag
 func TestAgentCreate_unreadableAgentIsSaved(t *testing.T) {
 	rt := &unreadableRuntime{Runtime: memory.New()}
 	rt.failReads.Store(true)
-	config := memCfg(echoConfig("Unreadable Agent", "one"))
+	// Not waiting for health: a wait would read the agent too, fail, and
+	// remove the new agent, leaving nothing to save.
+	config := memCfg(echoConfig("Unreadable Agent", "one"), "  wait_for_healthy = false")
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: runtimeFactories(t, rt),
 		CheckDestroy: func(*terraform.State) error {

@@ -179,8 +179,8 @@ func TestChangeOf(t *testing.T) {
 		prior, plan *agentModel
 		want        agentChange
 	}{
-		{"create running", nil, model("a", true, ""), agentChange{provision: true, start: true}},
-		{"create stopped", nil, model("a", false, ""), agentChange{provision: true}},
+		{"create running", nil, model("a", true, ""), agentChange{provision: true, start: true, create: true}},
+		{"create stopped", nil, model("a", false, ""), agentChange{provision: true, create: true}},
 		{"no change", model("a", true, ""), model("a", true, ""), agentChange{}},
 		{"config change restarts", model("a", true, ""), model("b", true, ""), agentChange{provision: true, start: true}},
 		{"config change while stopped stays stopped", model("a", false, ""), model("b", false, ""), agentChange{provision: true}},
