@@ -1,12 +1,7 @@
 package agenthost
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/url"
@@ -108,20 +103,7 @@ func getCard(t *testing.T, cardURL string) []byte {
 // TestSignedCard signs the card with [card] signing_key; the published
 // bytes verify with the public key.
 func TestSignedCard(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
+	keyPEM, pubPEM := signingKey(t)
 	t.Setenv("CARD_SIGNING_KEY", string(keyPEM))
 
 	h := startInProcess(t, parseConfig(t, echoConfig+"\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n"), &syncBuffer{})

@@ -160,13 +160,9 @@ func processGone(pid int) bool {
 // checkNothingLeft is a CheckDestroy: no agent in the runtime, nothing of
 // any agent left anywhere in the state dir, and every agent process seen
 // during the test gone.
-func (a *accTest) checkNothingLeft(*terraform.State) error {
-	agents, err := a.listAgents()
-	if err != nil {
+func (a *accTest) checkNothingLeft(s *terraform.State) error {
+	if err := a.checkNoAgents(s); err != nil {
 		return err
-	}
-	if len(agents) > 0 {
-		return fmt.Errorf("destroy left %d agents in the runtime, first %q", len(agents), agents[0].ID)
 	}
 	left, err := statedirtest.Leftovers(a.stateDir)
 	if err != nil {
@@ -183,8 +179,6 @@ func (a *accTest) checkNothingLeft(*terraform.State) error {
 	return nil
 }
 
-// listAgents lists the agents of the state dir, as a provider process of
-// its own would.
 // checkNoAgents passes when the runtime records no agent.
 func (a *accTest) checkNoAgents(*terraform.State) error {
 	agents, err := a.listAgents()
@@ -197,6 +191,8 @@ func (a *accTest) checkNoAgents(*terraform.State) error {
 	return nil
 }
 
+// listAgents lists the agents of the state dir, as a provider process of
+// its own would.
 func (a *accTest) listAgents() ([]agentruntime.Agent, error) {
 	dir, err := statedir.Open(a.stateDir)
 	if err != nil {
