@@ -43,8 +43,8 @@ const sharedScope = "anonymous"
 // rpcEndpoint is the JSON-RPC endpoint in front of the SDK's handlers: it
 // reads the body within a deadline and a size bound, authenticates, picks
 // the handler for the requested protocol version, and answers what the
-// SDK's handlers answer wrongly (batches) or cannot (the version check,
-// which needs the request id).
+// SDK's handlers answer wrongly (batches, calls that are no request
+// objects) or cannot (the version check, which needs the request id).
 type rpcEndpoint struct {
 	byVersion   map[string]http.Handler
 	auth        *bearerAuth // nil when the agent has no authentication
@@ -94,10 +94,38 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveBatch(w, r.WithContext(ctx), handler, trimmed)
 		return
 	}
+	if problem := requestObjectProblem(body); problem != "" {
+		writeRPCError(w, http.StatusOK, id, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
+		return
+	}
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
+	// The 0.3 handler writes its errors without a Content-Type; a stream
+	// replaces this default with its own.
+	w.Header().Set("Content-Type", "application/json")
 	handler.ServeHTTP(w, r)
+}
+
+// requestObjectProblem says why a call is not a JSON-RPC 2.0 request
+// object, or "" when it is one or is no JSON at all (which the SDK answers
+// as a parse error). The SDK decodes calls into typed fields, so a call
+// that is no object, or whose jsonrpc or method member is no string,
+// would be answered as invalid params rather than as an invalid request.
+func requestObjectProblem(call []byte) string {
+	if !json.Valid(call) {
+		return ""
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(call, &members) != nil || members == nil {
+		return "a JSON-RPC request must be a JSON object with jsonrpc, id, method and params members"
+	}
+	for _, name := range []string{"jsonrpc", "method"} {
+		if v, ok := members[name]; ok && (len(v) == 0 || v[0] != '"') {
+			return fmt.Sprintf("the request's %s member must be a string", name)
+		}
+	}
+	return ""
 }
 
 // readBody reads the whole request body, bounded in size and in time: a
@@ -181,6 +209,10 @@ func serveBatch(w http.ResponseWriter, r *http.Request, handler http.Handler, bo
 	for _, call := range calls {
 		var envelope struct {
 			Method string `json:"method"`
+		}
+		if problem := requestObjectProblem(call); problem != "" {
+			answers = append(answers, rpcErrorJSON(requestID(call), codeInvalidRequest, problem, a2a.ErrInvalidRequest))
+			continue
 		}
 		_ = json.Unmarshal(call, &envelope)
 		if isStreamingMethod(envelope.Method) {
