@@ -132,7 +132,7 @@ func TestJSONRPCErrorCodes(t *testing.T) {
 	t.Setenv("AGENT_TOKEN", token)
 	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
 	guarded := startInProcess(t, parseConfig(t, guardedConfig), &syncBuffer{})
-	done := sendTask(t, h.Endpoint(), "finished")
+	done := sendTask(t, h.Endpoint(), sendParams("finished"))
 
 	message := func(extra map[string]any, parts ...map[string]any) map[string]any {
 		m := map[string]any{"messageId": "m-codes", "role": "ROLE_USER", "parts": parts}
@@ -188,10 +188,10 @@ func TestJSONRPCErrorCodes(t *testing.T) {
 
 // TestJSONRPCResultsOnTheWire covers the results of section 9.4 as they
 // travel: SendMessage answers {"task": ...} or {"message": ...}, GetTask a
-// Task, SubscribeToTask an event stream whose errors are JSON-RPC errors
-// (9.4.6), all in camelCase with ProtoJSON enum names (5.5) and UTC
-// timestamps (5.6.1). Unknown fields are ignored (5.7), and an empty
-// A2A-Version is 0.3 (3.6.2).
+// Task, SubscribeToTask an event stream whose errors are JSON-RPC errors,
+// UnsupportedOperationError for a task in any terminal state (9.4.6); all
+// in camelCase with ProtoJSON enum names (5.5) and UTC timestamps (5.6.1).
+// Unknown fields are ignored (5.7), and an empty A2A-Version is 0.3 (3.6.2).
 func TestJSONRPCResultsOnTheWire(t *testing.T) {
 	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
 	asMessage := startInProcess(t, parseConfig(t, echoConfig+"\n[handler.echo]\nreply = \"message\"\n"), &syncBuffer{})
@@ -240,7 +240,7 @@ func TestJSONRPCResultsOnTheWire(t *testing.T) {
 		}
 	})
 	t.Run("GetTask", func(t *testing.T) {
-		taskID := sendTask(t, h.Endpoint(), "get me")
+		taskID := sendTask(t, h.Endpoint(), sendParams("get me"))
 		task := result(t, postRPC(t, h.Endpoint(), "GetTask", map[string]any{"id": taskID}, nil))
 		if task["id"] != taskID {
 			t.Errorf("GetTask answered task %v, want %s", task["id"], taskID)
@@ -248,19 +248,37 @@ func TestJSONRPCResultsOnTheWire(t *testing.T) {
 		wantTask(t, task, "TASK_STATE_COMPLETED")
 	})
 
-	done := sendTask(t, h.Endpoint(), "subscribe to me")
+	// A task in each terminal state the host reaches: completed by the echo
+	// agent, failed by a model that errs, canceled while a model thinks.
+	completed := sendTask(t, h.Endpoint(), sendParams("subscribe to me"))
+	erring := newFakeModel(t, answerWith(http.StatusInternalServerError, `{"error":{"message":"overloaded"}}`))
+	failing := startInProcess(t, parseConfig(t, llmConfig(erring.URL, "")), &syncBuffer{})
+	failed := sendTask(t, failing.Endpoint(), sendParams("fail"))
+	thinking := newFakeModel(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	slow := startInProcess(t, parseConfig(t, llmConfig(thinking.URL, "")), &syncBuffer{})
+	later := sendParams("cancel me")
+	later["configuration"] = map[string]any{"returnImmediately": true}
+	canceled := sendTask(t, slow.Endpoint(), later)
+	wantTask(t, result(t, postRPC(t, slow.Endpoint(), "CancelTask", map[string]any{"id": canceled}, nil)), "TASK_STATE_CANCELED")
 	subscriptions := []struct {
-		name string
-		id   string
-		code int
-		kind error
+		name     string
+		endpoint string
+		id       string
+		state    string // the task's state, if it exists
+		code     int
+		kind     error
 	}{
-		{"SubscribeToTask of a finished task", done, -32004, a2a.ErrUnsupportedOperation},
-		{"SubscribeToTask of an unknown task", "no-such-task", -32001, a2a.ErrTaskNotFound},
+		{"SubscribeToTask of a completed task", h.Endpoint(), completed, "TASK_STATE_COMPLETED", -32004, a2a.ErrUnsupportedOperation},
+		{"SubscribeToTask of a failed task", failing.Endpoint(), failed, "TASK_STATE_FAILED", -32004, a2a.ErrUnsupportedOperation},
+		{"SubscribeToTask of a canceled task", slow.Endpoint(), canceled, "TASK_STATE_CANCELED", -32004, a2a.ErrUnsupportedOperation},
+		{"SubscribeToTask of an unknown task", h.Endpoint(), "no-such-task", "", -32001, a2a.ErrTaskNotFound},
 	}
 	for _, tc := range subscriptions {
 		t.Run(tc.name, func(t *testing.T) {
-			res := postRPC(t, h.Endpoint(), "SubscribeToTask", map[string]any{"id": tc.id}, nil)
+			if tc.state != "" {
+				wantTask(t, result(t, postRPC(t, tc.endpoint, "GetTask", map[string]any{"id": tc.id}, nil)), tc.state)
+			}
+			res := postRPC(t, tc.endpoint, "SubscribeToTask", map[string]any{"id": tc.id}, nil)
 			if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/event-stream") {
 				t.Fatalf("status %d Content-Type %q, want 200 and an event stream", res.status, res.header.Get("Content-Type"))
 			}
@@ -293,11 +311,11 @@ func TestJSONRPCResultsOnTheWire(t *testing.T) {
 	})
 }
 
-// sendTask sends text over raw JSON-RPC and returns the id of the
-// completed task the echo agent answers with.
-func sendTask(t *testing.T, endpoint, text string) string {
+// sendTask sends a message over raw JSON-RPC and returns the id of the
+// task the agent answers with.
+func sendTask(t *testing.T, endpoint string, params map[string]any) string {
 	t.Helper()
-	res := postRPC(t, endpoint, "SendMessage", sendParams(text), nil)
+	res := postRPC(t, endpoint, "SendMessage", params, nil)
 	var rpc rpcResponse
 	var out struct {
 		Task struct {
