@@ -39,9 +39,11 @@ type Config struct {
 	digest  [32]byte `toml:"-"`
 }
 
-// Agent describes the agent itself; its name is required and names the agent id.
+// Agent describes the agent itself. Its name is required; the agent id is
+// ID when set, else the slug of the name.
 type Agent struct {
 	Name             string    `toml:"name"`
+	ID               string    `toml:"id"`
 	Description      string    `toml:"description"`
 	Version          string    `toml:"version"`
 	DocumentationURL string    `toml:"documentation_url"`
@@ -185,9 +187,6 @@ func (c *Config) Raw() []byte { return c.raw }
 
 // SHA256 returns the hex sha256 digest of the raw config, its provenance.
 func (c *Config) SHA256() string { return hex.EncodeToString(c.digest[:]) }
-
-// ID returns the agent id, the slug of the agent name.
-func (c *Config) ID() string { return Slug(c.Agent.Name) }
 
 // ListenHost returns the configured host or the default.
 func (c *Config) ListenHost() string {

@@ -49,7 +49,7 @@ func TestParseReportsProblemsWithPosition(t *testing.T) {
 			config:   "[agent]\nname = \"a\"\ncolour = \"blue\"\n",
 			wantKey:  "agent.colour",
 			wantLine: 3, wantColumn: 1,
-			wantText: `unknown key "agent.colour": [agent] takes name, description, version, documentation_url, provider (table)`,
+			wantText: `unknown key "agent.colour": [agent] takes name, id, description, version, documentation_url, provider (table)`,
 		},
 		{
 			name:     "unknown key in an array of tables",
@@ -300,22 +300,5 @@ func TestParseRefusesOversizedConfig(t *testing.T) {
 	raw := []byte("[agent]\nname = \"a\"\n#" + strings.Repeat("x", MaxConfigBytes))
 	if _, err := Parse(raw); err == nil || !strings.Contains(err.Error(), "more than the") {
 		t.Fatalf("Parse() error = %v, want a size error", err)
-	}
-}
-
-func TestSlug(t *testing.T) {
-	tests := map[string]string{
-		"Echo Agent (EU)":          "echo-agent-eu",
-		"  leading and trailing  ": "leading-and-trailing",
-		"already-a-slug":           "already-a-slug",
-		"UPPER__case--dash":        "upper-case-dash",
-		"日本":                       "",
-		"agent 2":                  "agent-2",
-		strings.Repeat("ab-", 40):  strings.TrimRight(strings.Repeat("ab-", 21), "-"),
-	}
-	for in, want := range tests {
-		if got := Slug(in); got != want {
-			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

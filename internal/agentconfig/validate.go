@@ -24,9 +24,8 @@ func (c *Config) validate() error {
 		add("agent.name", "agent.name is required")
 	case HasReference(c.Agent.Name):
 		add("agent.name", "agent.name must be literal: it names the agent id, which must be known before the agent starts")
-	case Slug(c.Agent.Name) == "":
-		add("agent.name", fmt.Sprintf("agent.name %q has no letters or digits to form an agent id from", c.Agent.Name))
 	}
+	c.validateID(add)
 	if err := c.Agent.Provider.Check(); err != nil {
 		add("agent.provider", err.Error())
 	}

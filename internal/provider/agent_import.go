@@ -10,8 +10,8 @@ import (
 )
 
 // idShape says what an agent id looks like, for errors about a wrong one.
-const idShape = "an agent id is the slug of the config's agent.name (lower-case letters, digits and single hyphens, " +
-	"such as echo-agent for \"Echo Agent\")"
+const idShape = "an agent id is the config's [agent] id, or else the slug of its agent.name (lower-case letters, " +
+	"digits and single hyphens, such as echo-agent for \"Echo Agent\")"
 
 // importableAgent explains why id names no agent the runtime can adopt, or
 // returns nil when it names one.

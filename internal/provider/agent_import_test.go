@@ -20,7 +20,7 @@ func TestAccAgent_importWrongID(t *testing.T) {
 			{Config: config, Check: acc.recordPID()},
 			{
 				ResourceName: agentAddr, ImportState: true, ImportStateId: "Acc Import Wrong",
-				ExpectError: regexp.MustCompile(`(?s)is\s+not\s+an\s+agent\s+id.*slug\s+of\s+the.*Try\s+"acc-import-wrong"`),
+				ExpectError: regexp.MustCompile(`(?s)is\s+not\s+an\s+agent\s+id.*\[agent\]\s+id.*slug\s+of\s+its.*Try\s+"acc-import-wrong"`),
 			},
 			{
 				ResourceName: agentAddr, ImportState: true, ImportStateId: "acc-import-elsewhere",

@@ -42,6 +42,7 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 		return
 	}
 	resp.Diagnostics.Append(literalSecretWarnings(cfg)...)
+	resp.Diagnostics.Append(lostLettersWarning(cfg)...)
 }
 
 // ModifyPlan checks the config against the runtime and the allowlist store
@@ -188,6 +189,12 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		plan.ID = types.StringValue(cfg.ID())
 		plan.Name = types.StringValue(cfg.Agent.Name)
 		plan.ConfigSHA256 = types.StringValue(agentconfig.Digest(raw))
+	}
+	if cfg != nil && rt != nil && (prior == nil || prior.ID.ValueString() != cfg.ID()) {
+		diags.Append(checkIDFree(ctx, rt, cfg)...)
+		if diags.HasError() {
+			return false, diags
+		}
 	}
 	if prior != nil && cfg != nil && prior.ID.ValueString() != cfg.ID() {
 		return true, diags

@@ -102,7 +102,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"config": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `runtime`). " +
-					"`agent.name` is required and its slug is the agent id, so changing the name replaces the agent; other changes " +
+					"`agent.name` is required. The agent id is `agent.id` when set, else spelled from the name (see `id`), so " +
+					"changing the id replaces the agent; other changes " +
 					"restart it in place. `${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
 					"variables `env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
 					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`) as `${VAR}` references: the plan warns " +
@@ -134,7 +135,11 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"id": schema.StringAttribute{
 				Computed: true, PlanModifiers: keep,
-				MarkdownDescription: "Agent id: the slug of `agent.name`, such as `echo-agent` for \"Echo Agent\".",
+				MarkdownDescription: "Agent id: `agent.id` from the config when set, else spelled from `agent.name` with the " +
+					"letters `a`-`z` (accents dropped), digits and single hyphens, such as `echo-agent` for \"Echo Agent\" and " +
+					"`cafe-agent` for \"Café Agent\". A name with no such letters, or whose id would be longer than 63 " +
+					"characters, is refused at plan: set `agent.id`. A new agent whose id the runtime already records for " +
+					"an agent of another name is refused at plan. See the [agent config guide](../guides/agent-config.md#the-agent-id).",
 			},
 			"name": schema.StringAttribute{
 				Computed: true, PlanModifiers: keep,

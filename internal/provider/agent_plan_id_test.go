@@ -1,0 +1,88 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/memory"
+)
+
+// TestPlanRefusesTakenID plans agents against a runtime that records
+// "Café Agent" as cafe-agent: a new agent of another name that gets that
+// id is refused, naming the id and both ways out; one of the same name is
+// left to Create, as a tainted agent's replacement plans just so.
+func TestPlanRefusesTakenID(t *testing.T) {
+	rt := memory.New()
+	if _, err := rt.Provision(t.Context(), agentruntime.Spec{Config: []byte(echoConfig("Café Agent", "recorded"))}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		config  string
+		priorID string // empty: a new agent
+		refused bool
+	}{
+		{name: "another name, same slug", config: echoConfig("Cafe Agent", "new"), refused: true},
+		{name: "another name, same explicit id", config: "[agent]\nname = \"Other\"\nid = \"cafe-agent\"\n", refused: true},
+		{name: "an agent replaced onto a taken id", config: echoConfig("Cafe Agent", "renamed"), priorID: "old-agent", refused: true},
+		{name: "the same name", config: echoConfig("Café Agent", "tainted, replaced")},
+		{name: "a free id", config: echoConfig("Cafe Agent", "new") + "id = \"cafe-agent-2\"\n"},
+		{name: "an existing agent keeping its id", config: echoConfig("Cafe Agent", "changed"), priorID: "cafe-agent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := &agentModel{
+				Config: types.StringValue(tt.config), EnvAllowlist: types.StringNull(), Running: types.BoolValue(true),
+				WaitForHealthy: types.BoolValue(true), EnvWOVersion: types.Int64Null(),
+			}
+			var prior *agentModel
+			if tt.priorID != "" {
+				p := *plan
+				p.ID, p.Health, p.InjectedEnv = types.StringValue(tt.priorID), types.StringValue("healthy"), stringList(nil)
+				prior = &p
+			}
+			_, diags := planAgent(t.Context(), rt, prior, plan, plannedAllowlist{known: true}, writeOnly{known: true})
+			if diags.HasError() != tt.refused {
+				t.Fatalf("refused = %v, want %v: %v", diags.HasError(), tt.refused, diags)
+			}
+			if !tt.refused {
+				return
+			}
+			detail := diags.Errors()[0].Summary() + " " + diags.Errors()[0].Detail()
+			for _, want := range []string{`"cafe-agent"`, `"Café Agent"`, "[agent]", "terraform import a2a_agent.<resource name> cafe-agent"} {
+				if !strings.Contains(detail, want) {
+					t.Errorf("error %q does not say %s", detail, want)
+				}
+			}
+		})
+	}
+}
+
+func TestLostLettersWarning(t *testing.T) {
+	tests := []struct {
+		config string
+		warns  bool
+	}{
+		{config: echoConfig("Agent 日本", "d"), warns: true},
+		{config: echoConfig("Café Agent", "d")},
+		{config: "[agent]\nname = \"Agent 日本\"\nid = \"agent-nihon\"\n"},
+	}
+	for _, tt := range tests {
+		cfg, err := agentconfig.Parse([]byte(tt.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		diags := lostLettersWarning(cfg)
+		if got := diags.WarningsCount() == 1; got != tt.warns {
+			t.Errorf("%q: warns = %v, want %v", tt.config, got, tt.warns)
+			continue
+		}
+		if tt.warns && !strings.Contains(diags.Warnings()[0].Detail(), `without "日本"`) {
+			t.Errorf("warning %q does not name the letters left out", diags.Warnings()[0].Detail())
+		}
+	}
+}
