@@ -104,7 +104,7 @@ func (c *Config) ID() string {
 // plain words which id the agent gets.
 func (c *Config) validateID(add func(key, msg string)) {
 	if c.Agent.ID != "" {
-		if err := CheckID(c.Agent.ID); err != nil {
+		if err := checkID(c.Agent.ID); err != nil {
 			add("agent.id", "agent.id "+err.Error())
 		}
 		return
@@ -120,17 +120,17 @@ func (c *Config) validateID(add func(key, msg string)) {
 	case len(id) > MaxIDLength:
 		msg := fmt.Sprintf("agent.name %q gives an agent id of %d characters, more than the %d an id may have: set a "+
 			"shorter id in [agent]", c.Agent.Name, len(id), MaxIDLength)
-		if cut := Slug(c.Agent.Name); CheckID(cut) == nil {
+		if cut := Slug(c.Agent.Name); checkID(cut) == nil {
 			msg += fmt.Sprintf(", such as id = %q", cut)
 		}
 		add("agent.name", msg)
 	}
 }
 
-// CheckID reports an explicit agent id that is not a DNS label of 1 to 63
+// checkID reports an explicit agent id that is not a DNS label of 1 to 63
 // lower-case letters, digits and single hyphens starting with a letter. The
 // error reads after the word naming the id's key.
-func CheckID(id string) error {
+func checkID(id string) error {
 	if len(id) <= MaxIDLength && explicitID.MatchString(id) {
 		return nil
 	}
