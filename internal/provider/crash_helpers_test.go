@@ -27,6 +27,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
 )
 
 // pluginCookie is what Terraform sets in the environment of a provider
@@ -72,7 +73,9 @@ func newCrashWorld(t *testing.T) *crashWorld {
 	requireTerraform(t)
 	root := t.TempDir()
 	bin := filepath.Join(root, "bin")
-	exe, err := os.Executable()
+	// The plugin process packs its own executable into the container
+	// adapter's base image, so it must be static.
+	exe, err := staticself.Path()
 	if err != nil {
 		t.Fatal(err)
 	}

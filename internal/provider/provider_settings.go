@@ -15,6 +15,12 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
+// ownExecutable locates the provider's own executable: the default agent
+// host, and what the container adapter builds its base image from. Tests,
+// whose binary stands in for the provider, point it at a static build of
+// themselves, which an empty image can start.
+var ownExecutable = os.Executable
+
 // restartPolicies are the container restart policies engines understand,
 // as the engine's API names them.
 var restartPolicies = []string{
@@ -93,7 +99,7 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 		}
 	}
 	if s.local.Executable == "" {
-		exe, err := os.Executable()
+		exe, err := ownExecutable()
 		if err != nil {
 			diags.AddAttributeError(path.Root("local").AtName("executable"), "Cannot find the provider executable",
 				fmt.Sprintf("The agent host is the provider's own executable, which cannot be located (%v): set local.executable.", err))

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
 )
 
 // testAccProtoV6ProviderFactories serve the provider in-process to the real
@@ -18,11 +19,15 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 
 // TestMain lets the test binary stand in for the provider binary: the local
 // adapter executes its own executable with the agent host subcommand, and
-// the container adapter builds its base image from it.
+// the container adapter builds its base image from it. An empty image
+// starts only a static binary, so when cgo linked this one dynamically both
+// use a static build of it instead.
 func TestMain(m *testing.M) {
 	agenthost.RunIfSubcommand()
 	servePluginIfLaunched()
+	ownExecutable = staticself.Path
 	code := m.Run()
 	removeBuiltImages()
+	staticself.Remove()
 	os.Exit(code)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
 )
 
 // TestBaseImageBuiltOnce provisions ten agents at once, as terraform's
@@ -80,10 +81,11 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 	}
 }
 
-// uniqueExecutable copies the test binary with a random tail, which leaves
-// it runnable but gives it a content hash, and so an image tag, of its own.
+// uniqueExecutable copies the static test binary with a random tail, which
+// leaves it runnable but gives it a content hash, and so an image tag, of
+// its own.
 func uniqueExecutable(t *testing.T) string {
-	self, err := os.Executable()
+	self, err := staticself.Path()
 	if err != nil {
 		t.Fatal(err)
 	}

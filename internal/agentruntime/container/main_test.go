@@ -18,15 +18,18 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
 )
 
 // TestMain lets the test binary stand in for the provider executable: the
 // base image is built from it, and in a container it runs as `<binary> run`.
-// Test binaries are static when built with CGO_ENABLED=0, as the Makefile does.
+// An empty image starts only a static binary, so when cgo linked this one
+// dynamically the image is built from a static build of it instead.
 func TestMain(m *testing.M) {
 	agenthost.RunIfSubcommand()
 	code := m.Run()
 	removeTestImage()
+	staticself.Remove()
 	os.Exit(code)
 }
 
@@ -95,9 +98,15 @@ func removeScope(t testing.TB, scope string) {
 	}
 }
 
-// testOptions are the options of a runtime confined to scope.
+// testOptions are the options of a runtime confined to scope, packing a
+// static build of this test binary.
 func testOptions(t testing.TB, scope string) Options {
-	return Options{Scope: scope, Version: "test", StateDir: statedirtest.Open(t, t.TempDir()), StopGracePeriod: 5 * time.Second}
+	t.Helper()
+	exe, err := staticself.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Scope: scope, Version: "test", Executable: exe, StateDir: statedirtest.Open(t, t.TempDir()), StopGracePeriod: 5 * time.Second}
 }
 
 // newRuntime connects to the engine, or skips the test when none answers.
@@ -171,11 +180,8 @@ func inspectAgent(t testing.TB, rt *Runtime, id string) client.ContainerInspectR
 // removeTestImage removes the base image built from this test binary, if
 // no container uses it any more.
 func removeTestImage() {
-	if engineCheck() != nil {
-		return
-	}
-	exe, err := os.Executable()
-	if err != nil {
+	exe, ok := staticself.Used()
+	if !ok || engineCheck() != nil {
 		return
 	}
 	rt := &Runtime{opts: Options{Version: "test", Executable: exe}}
