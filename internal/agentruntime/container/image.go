@@ -33,6 +33,13 @@ const binaryInImage = "/terraform-provider-a2a"
 // (container-a2a-...) can be the same.
 const buildLockKey = "container-image-build"
 
+// labelDevelopmentBuild marks the base images of development builds with
+// the place their executable was built at (a digest of its path): each
+// rebuild there makes a new image, which supersedes the images of the
+// earlier builds from the same place. Builds from other places (other
+// checkouts, other test runs) are left alone.
+const labelDevelopmentBuild = "a2a.development-build"
+
 // developmentVersions do not identify a binary, so their images are tagged
 // by the executable's content instead: a rebuilt binary gets a new image.
 var developmentVersions = map[string]bool{"": true, "dev": true, "test": true}
@@ -143,11 +150,16 @@ func (r *Runtime) buildBaseImage(ctx context.Context, ref string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	labels := map[string]string{labelManagedBy: managedByValue}
+	development := developmentVersions[r.opts.Version]
+	if development {
+		labels[labelDevelopmentBuild] = r.buildPlace()
+	}
 	res, err := r.cli.ImageBuild(ctx, buildContext, client.ImageBuildOptions{
 		Tags:        []string{ref},
 		Remove:      true,
 		ForceRemove: true,
-		Labels:      map[string]string{labelManagedBy: managedByValue},
+		Labels:      labels,
 	})
 	if err != nil {
 		return r.engineError(op, "", err)
@@ -156,7 +168,54 @@ func (r *Runtime) buildBaseImage(ctx context.Context, ref string) error {
 	if err := readBuildOutput(res.Body); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "the container engine at %s could not build it", r.engine.Host)
 	}
+	if development {
+		r.pruneSuperseded(ctx, ref)
+	}
 	return nil
+}
+
+// buildPlace digests the executable's path, which names where it was built
+// without putting a path of this machine on the engine.
+func (r *Runtime) buildPlace() string {
+	sum := sha256.Sum256([]byte(r.opts.Executable))
+	return hex.EncodeToString(sum[:8])
+}
+
+// pruneSuperseded removes the base images that earlier development builds
+// from the same place left, now that current (just built) replaces them:
+// each is some 30 MB, and nothing else would ever remove them. Only images
+// carrying both of this adapter's labels are considered. Pruning is best
+// effort: an image a container still uses is refused by the engine and
+// stays, to go at a later build, and no failure here fails the build.
+func (r *Runtime) pruneSuperseded(ctx context.Context, current string) {
+	keep, err := r.cli.ImageInspect(ctx, current)
+	if err != nil {
+		return
+	}
+	res, err := r.cli.ImageList(ctx, client.ImageListOptions{Filters: client.Filters{}.
+		Add("label", labelManagedBy+"="+managedByValue, labelDevelopmentBuild+"="+r.buildPlace())})
+	if err != nil {
+		return
+	}
+	for _, img := range res.Items {
+		if img.ID == keep.ID {
+			continue
+		}
+		var refs []string
+		for _, tag := range img.RepoTags {
+			if tag != "<none>:<none>" {
+				refs = append(refs, tag)
+			}
+		}
+		if len(refs) == 0 {
+			refs = []string{img.ID}
+		}
+		for _, ref := range refs {
+			// No force: the engine refuses to remove an image a container
+			// uses, which is what should happen.
+			_, _ = r.cli.ImageRemove(ctx, ref, client.ImageRemoveOptions{PruneChildren: true})
+		}
+	}
 }
 
 // checkStaticLinux refuses executables that cannot run in a scratch image.

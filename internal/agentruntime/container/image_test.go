@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
+	containertypes "github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
 
@@ -85,6 +87,14 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 // leaves it runnable but gives it a content hash, and so an image tag, of
 // its own.
 func uniqueExecutable(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "terraform-provider-a2a")
+	writeUniqueExecutable(t, path)
+	return path
+}
+
+// writeUniqueExecutable writes such a copy at path, as a rebuild there would.
+func writeUniqueExecutable(t *testing.T, path string) {
+	t.Helper()
 	self, err := staticself.Path()
 	if err != nil {
 		t.Fatal(err)
@@ -95,11 +105,86 @@ func uniqueExecutable(t *testing.T) string {
 	}
 	tail := make([]byte, 32)
 	_, _ = rand.Read(tail)
-	path := filepath.Join(t.TempDir(), "terraform-provider-a2a")
 	if err := os.WriteFile(path, append(data, tail...), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path
+}
+
+// TestSupersededDevelopmentImagesPruned rebuilds the executable at one
+// place, as a developer does, and checks that building the image of a new
+// build removes those of earlier builds from there, but keeps the one a
+// container uses, those of builds from elsewhere, and images the adapter
+// did not build.
+func TestSupersededDevelopmentImagesPruned(t *testing.T) {
+	needEngine(t)
+	place := filepath.Join(t.TempDir(), "terraform-provider-a2a")
+	var rt *Runtime
+	build := func(at string) string {
+		t.Helper()
+		writeUniqueExecutable(t, at)
+		opts := testOptions(t, "")
+		opts.Executable = at
+		rt = newRuntime(t, opts)
+		ref, err := rt.baseImage(testContext(t))
+		if err != nil {
+			t.Fatalf("build the base image of %s: %v", at, err)
+		}
+		t.Cleanup(func() { removeImageIfPresent(t, ref) })
+		return ref
+	}
+	present := func(ref string) bool {
+		t.Helper()
+		ok, err := rt.imageExists(testContext(t), ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+
+	unused := build(place)
+	used := build(place)
+	if present(unused) {
+		t.Errorf("image %s of an earlier build is still on the engine after a new build from the same place", unused)
+	}
+	created, err := rt.cli.ContainerCreate(testContext(t), client.ContainerCreateOptions{Config: &containertypes.Config{Image: used}})
+	if err != nil {
+		t.Fatalf("create a container from %s: %v", used, err)
+	}
+	t.Cleanup(func() {
+		_, _ = rt.cli.ContainerRemove(context.Background(), created.ID, client.ContainerRemoveOptions{Force: true})
+	})
+	elsewhere := build(filepath.Join(t.TempDir(), "terraform-provider-a2a"))
+	foreign := buildForeignImage(t, rt)
+	current := build(place)
+
+	for _, ref := range []string{used, elsewhere, foreign, current} {
+		if !present(ref) {
+			t.Errorf("image %s is gone after a new build, want it kept", ref)
+		}
+	}
+}
+
+// buildForeignImage builds an image the adapter did not build, though
+// named like the ones it does: the same content, no label of the adapter.
+func buildForeignImage(t *testing.T, rt *Runtime) string {
+	t.Helper()
+	tail := make([]byte, 8)
+	_, _ = rand.Read(tail)
+	ref := fmt.Sprintf("%s:dev-%x", ImageRepository, tail)
+	buildContext, err := baseImageContext(uniqueExecutable(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rt.cli.ImageBuild(testContext(t), buildContext, client.ImageBuildOptions{Tags: []string{ref}, Remove: true})
+	if err != nil {
+		t.Fatalf("build %s: %v", ref, err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	if err := readBuildOutput(res.Body); err != nil {
+		t.Fatalf("build %s: %v", ref, err)
+	}
+	t.Cleanup(func() { removeImageIfPresent(t, ref) })
+	return ref
 }
 
 // imageBuilds counts the builds of ref the engine reports since then, from
@@ -148,6 +233,19 @@ func engineEvents(t *testing.T, cli *client.Client, since time.Time, filters cli
 			}
 			return out
 		}
+	}
+}
+
+// removeImageIfPresent is removeImage for an image the test may have seen
+// removed already.
+func removeImageIfPresent(t *testing.T, ref string) {
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		return
+	}
+	defer func() { _ = cli.Close() }()
+	if _, err := cli.ImageRemove(context.Background(), ref, client.ImageRemoveOptions{Force: true, PruneChildren: true}); err != nil && !cerrdefs.IsNotFound(err) {
+		t.Logf("cleanup: remove image %s: %v", ref, err)
 	}
 }
 
