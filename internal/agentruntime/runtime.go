@@ -43,6 +43,11 @@ type Spec struct {
 	// known yet (the plan that checks the spec may create it): Check then
 	// makes every check but the env check, and Provision refuses the spec.
 	AllowlistPending bool
+	// PreferredPort is the port a new agent whose config names none gets
+	// when it is free: the port of the agent it replaces, so that a
+	// replaced agent keeps its address. An agent that exists keeps its own
+	// port, and one that is taken is not waited for.
+	PreferredPort int
 }
 
 // RequireKnownAllowlist is the check every Provision makes first: only

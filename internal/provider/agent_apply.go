@@ -49,8 +49,11 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	// Create only, checked by the runtime as it creates: another resource
 	// whose name gives the same id, or another run on the same runtime,
-	// may be creating this agent right now, and only one may own it.
-	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, CreateOnly: true})
+	// may be creating this agent right now, and only one may own it. An
+	// agent replacing one of its id deleted just before gets its port back
+	// when the port is free.
+	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, CreateOnly: true,
+		PreferredPort: r.deps.releasedPort(id)})
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindConflict):
 		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent already exists",
@@ -225,6 +228,7 @@ func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		resp.Diagnostics.AddError("Cannot delete agent "+id, err.Error()+"; run terraform destroy again to retry.")
 		return
 	}
+	r.deps.releasePort(id, state.Port)
 	crashpoint.Hit("provider-delete-deprovisioned")
 	tflog.Info(ctx, "deprovisioned agent", map[string]any{"agent_id": id})
 }

@@ -155,7 +155,13 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"port": schema.Int64Attribute{
 				Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-				MarkdownDescription: "Port clients reach the agent on. Without `server.http_port` the runtime allocates one once and keeps it.",
+				MarkdownDescription: "Port clients reach the agent on: `server.http_port` when set, else one the runtime allocates " +
+					"when the agent is created and keeps across updates, restarts, crashes and recreated containers. An agent Terraform " +
+					"replaces (`terraform apply -replace`, tainted, moved to another runtime) gets its old port again when the port is " +
+					"free at that moment. The port changes when the agent gets another id (a new `agent.name`), when a replacement " +
+					"finds its old port taken (or is created before the old agent is destroyed), when the agent is destroyed and created " +
+					"again by a later run, and in the few other cases the " +
+					"[agent config guide](../guides/agent-config.md#when-the-port-changes) lists. Set `server.http_port` for a port that never changes.",
 			},
 			"health": schema.StringAttribute{
 				Computed: true,

@@ -433,3 +433,56 @@ func TestAccAgent_failedStartLeavesNothing(t *testing.T) {
 		},
 	})
 }
+
+// TestAccAgent_replacedKeepsPort replaces an agent (terraform apply
+// -replace) on each adapter: the port the runtime allocated to it is free
+// once the old agent is deleted, so the new one gets it back, and clients
+// reach it where they did.
+func TestAccAgent_replacedKeepsPort(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T) (config string, checkDestroy resource.TestCheckFunc)
+	}{
+		{"local", func(t *testing.T) (string, resource.TestCheckFunc) {
+			acc := newAccTest(t)
+			return acc.agent(echoConfig("Acc Replaced Port", "replaced")), acc.checkNothingLeft
+		}},
+		{"container", func(t *testing.T) (string, resource.TestCheckFunc) {
+			c := newContainerAccTest(t)
+			name, _ := c.agentName("Acc Ctr Replaced Port")
+			return c.agent(echoConfig(name, "replaced")), c.checkNoContainers
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			config, checkDestroy := tt.setup(t)
+			samePort := statecheck.CompareValue(compare.ValuesSame())
+			newInstance := statecheck.CompareValue(compare.ValuesDiffer())
+			track := func() []statecheck.StateCheck {
+				return []statecheck.StateCheck{
+					samePort.AddStateValue(agentAddr, at("port")),
+					newInstance.AddStateValue(agentAddr, at("instance")),
+				}
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             checkDestroy,
+				Steps: []resource.TestStep{
+					{Config: config, ConfigStateChecks: track()},
+					{
+						Config: config,
+						Taint:  []string{agentAddr},
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						}},
+						Check: resource.ComposeAggregateTestCheckFunc(
+							resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+							checkCard(descriptionIs("replaced")),
+						),
+						ConfigStateChecks: track(),
+					},
+				},
+			})
+		})
+	}
+}

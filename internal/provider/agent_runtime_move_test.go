@@ -5,9 +5,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
@@ -91,7 +94,8 @@ func TestAccAgent_stateDirSwitch(t *testing.T) {
 // TestAccAgent_adapterSwitch points the provider block from the local
 // adapter to the container adapter and back: each switch must plan a
 // replacement, and apply must stop the agent where it ran, so that it never
-// runs in both places nor stays behind in the one left.
+// runs in both places nor stays behind in the one left. The port the agent
+// was first given is free once it is stopped, so it moves with the agent.
 func TestAccAgent_adapterSwitch(t *testing.T) {
 	c := newContainerAccTest(t)
 	name, id := c.agentName("Switch Agent")
@@ -100,6 +104,10 @@ func TestAccAgent_adapterSwitch(t *testing.T) {
 	c.adapterBlock = ""
 	localCfg := c.agent(toml)
 	var localPID int
+	samePort := statecheck.CompareValue(compare.ValuesSame())
+	keepsPort := func() []statecheck.StateCheck {
+		return []statecheck.StateCheck{samePort.AddStateValue(agentAddr, tfjsonpath.New("port"))}
+	}
 	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 		plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionDestroyBeforeCreate),
 	}}
@@ -137,6 +145,7 @@ func TestAccAgent_adapterSwitch(t *testing.T) {
 					localPID, _ = strconv.Atoi(v)
 					return nil
 				})),
+				ConfigStateChecks: keepsPort(),
 			},
 			{
 				Config:           containerCfg,
@@ -149,11 +158,13 @@ func TestAccAgent_adapterSwitch(t *testing.T) {
 						}
 						return nil
 					}),
+				ConfigStateChecks: keepsPort(),
 			},
 			{
-				Config:           localCfg,
-				ConfigPlanChecks: replaced,
-				Check:            resource.ComposeTestCheckFunc(c.recordPID(), noContainer),
+				Config:            localCfg,
+				ConfigPlanChecks:  replaced,
+				Check:             resource.ComposeTestCheckFunc(c.recordPID(), noContainer),
+				ConfigStateChecks: keepsPort(),
 			},
 			{Config: localCfg, PlanOnly: true},
 		},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -22,6 +24,26 @@ type runtimeDeps struct {
 	// open reaches agents that another provider block started; nil when
 	// only runtime can be reached.
 	open openFunc
+	// releasedPorts holds, by agent id, the port of each agent this process
+	// deleted, for an agent of the same id created after it: Terraform
+	// replaces an agent (-replace, a move to another runtime) by deleting
+	// it and then creating it, in one run and so one provider process.
+	releasedPorts sync.Map
+}
+
+// releasePort remembers the port of agent id, just deleted.
+func (d *runtimeDeps) releasePort(id string, port types.Int64) {
+	if !port.IsNull() && !port.IsUnknown() && port.ValueInt64() > 0 {
+		d.releasedPorts.Store(id, int(port.ValueInt64()))
+	}
+}
+
+// releasedPort is the port of the agent of id deleted before, if any; it
+// is given once.
+func (d *runtimeDeps) releasedPort(id string) int {
+	port, _ := d.releasedPorts.LoadAndDelete(id)
+	p, _ := port.(int)
+	return p
 }
 
 // connectFunc builds the runtime for resolved settings. Unit tests replace

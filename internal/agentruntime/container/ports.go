@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,11 +14,12 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
-// Ports handed out by this process and not yet visible as container labels;
+// Ports handed out by this process, by the id of the agent each went to,
+// as they are not visible as container labels until the container exists;
 // shared by every Runtime because they share the host's ports.
 var (
 	reservedMu    sync.Mutex
-	reservedPorts = map[int]bool{}
+	reservedPorts = map[int]string{}
 )
 
 // remotePortRange is where ports are drawn for an engine on another host,
@@ -30,21 +32,60 @@ const portAttempts = 64
 
 // allocatePort chooses a host port for a new agent, once: it is kept in the
 // container's labels and reused by every later container of the agent.
-func (r *Runtime) allocatePort(ctx context.Context) (int, error) {
+func (r *Runtime) allocatePort(ctx context.Context, id string) (int, error) {
 	taken, err := r.labelledPorts(ctx)
 	if err != nil {
 		return 0, err
 	}
 	reservedMu.Lock()
 	defer reservedMu.Unlock()
-	held := func(port int) bool { return taken[port] || reservedPorts[port] }
+	held := func(port int) bool { return taken[port] || reservedPorts[port] != "" }
 	port, err := r.candidatePort(ctx, held)
 	if err != nil {
 		return 0, agentruntime.Errorf(agentruntime.KindBackend, "allocate port", "", err,
 			"no free port on %s; free some ports or set [server] http_port in the agent config", r.opts.AdvertiseHost)
 	}
-	reservedPorts[port] = true
+	reservedPorts[port] = id
 	return port, nil
+}
+
+// claimPort gives agent id, which has no container, a port it had before or
+// is preferred for it, when no container is labelled with it, this process
+// has not handed it to another agent, and, on an engine of this machine,
+// it binds now.
+func (r *Runtime) claimPort(ctx context.Context, id string, port int) bool {
+	if port <= 0 {
+		return false
+	}
+	taken, err := r.labelledPorts(ctx)
+	if err != nil || taken[port] {
+		return false
+	}
+	reservedMu.Lock()
+	defer reservedMu.Unlock()
+	if holder := reservedPorts[port]; holder != "" && holder != id {
+		return false
+	}
+	if r.engineIsLocal() {
+		l, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(r.opts.publishAddr().String(), strconv.Itoa(port)))
+		if err != nil {
+			return false
+		}
+		_ = l.Close()
+	}
+	reservedPorts[port] = id
+	return true
+}
+
+// releasePorts forgets the ports handed to agent id, which is gone.
+func releasePorts(id string) {
+	reservedMu.Lock()
+	defer reservedMu.Unlock()
+	for port, holder := range reservedPorts {
+		if holder == id {
+			delete(reservedPorts, port)
+		}
+	}
 }
 
 // candidatePort finds a port that binds now, outside the kernel's

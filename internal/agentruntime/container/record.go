@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"net"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	containertypes "github.com/moby/moby/api/types/container"
@@ -168,27 +166,6 @@ func (r *Runtime) removeIntent(op, id string) error {
 		}
 	}
 	return nil
-}
-
-// keptPort is the port an agent without a container had before, when no
-// other agent holds it now and, on an engine of this machine, it binds.
-func (r *Runtime) keptPort(ctx context.Context, id string) (int, bool) {
-	in := r.readIntent(id)
-	if in == nil {
-		return 0, false
-	}
-	taken, err := r.labelledPorts(ctx)
-	if err != nil || taken[in.Port] {
-		return 0, false
-	}
-	if r.engineIsLocal() {
-		l, err := new(net.ListenConfig).Listen(ctx, "tcp", net.JoinHostPort(r.opts.publishAddr().String(), strconv.Itoa(in.Port)))
-		if err != nil {
-			return 0, false
-		}
-		_ = l.Close()
-	}
-	return in.Port, true
 }
 
 // connected reports whether the container is attached to a network, as

@@ -159,7 +159,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	if b.port, err = r.portFor(ctx, p.Config, existing); err != nil {
+	if b.port, err = r.portFor(ctx, p.Config, existing, spec.PreferredPort); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	want, err := r.createOptions(b)
@@ -220,19 +220,23 @@ func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string
 
 // portFor is the config's http_port when set, else the port the agent was
 // given before (by its container, or by its intent file when the container
-// is gone and the port free), else a newly allocated one.
-func (r *Runtime) portFor(ctx context.Context, cfg *agentconfig.Config, existing *containertypes.InspectResponse) (int, error) {
+// is gone and the port free), else the preferred port when free, else a
+// newly allocated one.
+func (r *Runtime) portFor(ctx context.Context, cfg *agentconfig.Config, existing *containertypes.InspectResponse, preferred int) (int, error) {
 	if cfg.Server.HTTPPort > 0 {
 		return cfg.Server.HTTPPort, nil
 	}
+	id := cfg.ID()
 	if existing != nil {
 		if p, err := strconv.Atoi(existing.Config.Labels[labelPort]); err == nil {
 			return p, nil
 		}
-	} else if p, ok := r.keptPort(ctx, cfg.ID()); ok {
-		return p, nil
+	} else if in := r.readIntent(id); in != nil && r.claimPort(ctx, id, in.Port) {
+		return in.Port, nil
+	} else if preferred > 0 && r.claimPort(ctx, id, preferred) {
+		return preferred, nil
 	}
-	return r.allocatePort(ctx)
+	return r.allocatePort(ctx, id)
 }
 
 func unchanged(existing *containertypes.InspectResponse, want client.ContainerCreateOptions) bool {
@@ -483,6 +487,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	if err := r.removeIntent(op, id); err != nil {
 		return err
 	}
+	releasePorts(id)
 	r.releaseCreation(ctx, id)
 	// The agent is gone for good, and its lock file with it.
 	if err := lock.Remove(); err != nil {

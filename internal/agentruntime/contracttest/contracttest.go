@@ -64,6 +64,7 @@ func Run(t *testing.T, h Harness) {
 		{"disallowed env", testDisallowedEnv},
 		{"check with the allowlist pending", testPendingAllowlist},
 		{"provision again keeps the port", testReprovision},
+		{"a replaced agent gets its port again", testReplacedKeepsPort},
 		{"advertised url with a trailing slash", testAdvertisedURLTrailingSlash},
 		{"planned address", testPlannedAddress},
 		{"provisioned again after a stop reads stopped", testReprovisionedStoppedAgent},
@@ -325,6 +326,31 @@ func testReprovision(t *testing.T, h Harness) {
 	}
 	if second.ConfigSHA256 == first.ConfigSHA256 {
 		t.Error("Provision again kept the old config digest")
+	}
+}
+
+// testReplacedKeepsPort deprovisions a running agent and creates it again
+// with its old port preferred, as the provider replaces an agent: it gets
+// that port back, and serves on it. A preferred port another agent holds
+// is not given.
+func testReplacedKeepsPort(t *testing.T, h Harness) {
+	rt := h.New(t)
+	old, err := rt.Provision(ctx(t), agentruntime.Spec{Config: h.Config("Contract Replaced")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startHealthy(t, rt, old.ID)
+	if err := rt.Deprovision(ctx(t), old.ID); err != nil {
+		t.Fatal(err)
+	}
+	replaced := provisionSpec(t, rt, agentruntime.Spec{Config: h.Config("Contract Replaced"), CreateOnly: true, PreferredPort: old.Port})
+	if replaced.Port != old.Port {
+		t.Errorf("the replacement got port %d, want the replaced agent's port %d", replaced.Port, old.Port)
+	}
+	startHealthy(t, rt, replaced.ID)
+	other := provisionSpec(t, rt, agentruntime.Spec{Config: h.Config("Contract Replaced Other"), PreferredPort: old.Port})
+	if other.Port == replaced.Port {
+		t.Errorf("another agent got port %d, which agent %s holds", other.Port, replaced.ID)
 	}
 }
 

@@ -115,7 +115,8 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 }
 
 // Provision records the agent and its config; a new agent without
-// http_port gets a free port, kept from then on. With spec.CreateOnly an
+// http_port gets the preferred port when it is free, else a free port, kept
+// from then on. With spec.CreateOnly an
 // agent that has a record is refused, under the state dir lock.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
@@ -175,6 +176,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	case cfg.Server.HTTPPort != 0:
 		rec.Port, rec.PortAllocated = cfg.Server.HTTPPort, false
 	case rec.PortAllocated && rec.Port != 0:
+	case preferredPortFree(ctx, rec.Host, spec.PreferredPort, recs):
+		rec.Port, rec.PortAllocated = spec.PreferredPort, true
 	default:
 		port, err := allocatePort(ctx, rec.Host, recs)
 		if err != nil {

@@ -28,6 +28,33 @@ func allocatePort(ctx context.Context, host string, recs []*record) (int, error)
 	return agentruntime.FreePort(ctx, host, func(port int) bool { return held[port] })
 }
 
+// preferredPortFree reports whether port, preferred for a new agent, is
+// held by no record and binds on host, waiting as checkPortFree does for
+// the sockets of a process that just exited (the agent replaced) to close.
+// The caller holds the state dir lock.
+func preferredPortFree(ctx context.Context, host string, port int, recs []*record) bool {
+	if port <= 0 {
+		return false
+	}
+	for _, rec := range recs {
+		if rec.Port == port {
+			return false
+		}
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	deadline := time.Now().Add(portReleaseWait)
+	for {
+		l, err := new(net.ListenConfig).Listen(ctx, "tcp", addr)
+		if err == nil {
+			return l.Close() == nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(pollInterval)
+	}
+}
+
 // checkPortFree fails, naming the port and, when it is one of ours, the
 // agent holding it, if rec's port cannot be bound now. Other records are
 // read only on failure, keeping concurrent starts cheap.

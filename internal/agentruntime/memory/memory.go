@@ -78,7 +78,12 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	case port != 0:
 	case ok && rec.agent.Port != 0:
 		port = rec.agent.Port
+	case spec.PreferredPort > 0 && !r.portHeld(spec.PreferredPort):
+		port = spec.PreferredPort
 	default:
+		for r.portHeld(r.nextPort) {
+			r.nextPort++
+		}
 		port = r.nextPort
 		r.nextPort++
 	}
@@ -95,6 +100,16 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	}
 	rec.log("provisioned config sha256 %s", a.ConfigSHA256)
 	return r.view(rec), nil
+}
+
+// portHeld reports whether an agent has port; the caller holds r.mu.
+func (r *Runtime) portHeld(port int) bool {
+	for _, rec := range r.agents {
+		if rec.agent.Port == port {
+			return true
+		}
+	}
+	return false
 }
 
 // Start marks the agent running.
