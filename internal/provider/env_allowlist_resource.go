@@ -137,7 +137,10 @@ func (r *envAllowlistResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read env allowlist", err.Error())
 		return
 	}
-	vars, diags := types.SetValueFrom(ctx, types.StringType, allow.Variables)
+	// An allowlist of no variables is stored without any; read back as null
+	// it would differ from the `variables = []` its config says, and every
+	// plan would propose to set it again.
+	vars, diags := types.SetValueFrom(ctx, types.StringType, orEmpty(allow.Variables))
 	resp.Diagnostics.Append(diags...)
 	state = envAllowlistModel{
 		ID:          types.StringValue(allow.Name),

@@ -135,6 +135,34 @@ func TestAccEnvAllowlist_lifecycle(t *testing.T) {
 	})
 }
 
+// TestAccEnvAllowlist_noVariables keeps an allowlist that allows nothing
+// (variables = []), created so and emptied by an update: the plan after
+// each apply, and after an import, must be empty.
+func TestAccEnvAllowlist_noVariables(t *testing.T) {
+	acc := newAccTest(t)
+	empty := acc.allowlist("acc-none", "")
+	noPlan := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	noVariables := []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(allowlistAddr, at("variables"), knownvalue.SetExact([]knownvalue.Check{})),
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             acc.checkNoAllowlists,
+		Steps: []resource.TestStep{
+			{Config: empty, ConfigPlanChecks: noPlan, ConfigStateChecks: noVariables, Check: acc.checkStored("acc-none")},
+			{Config: empty, PlanOnly: true},
+			{Config: acc.allowlist("acc-none", "", "A_URL"), Check: acc.checkStored("acc-none", "A_URL")},
+			{Config: empty, ConfigPlanChecks: noPlan, ConfigStateChecks: noVariables, Check: acc.checkStored("acc-none")},
+			{
+				ResourceName:      allowlistAddr,
+				ImportState:       true,
+				ImportStateId:     "acc-none",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
 func TestAccEnvAllowlist_invalid(t *testing.T) {
 	acc := newAccTest(t)
 	tests := []struct {
