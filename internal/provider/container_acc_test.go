@@ -23,6 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
 )
 
 // The labels every agent container carries, as operators filter on them.
@@ -264,7 +266,17 @@ func (c *containerAccTest) removeContainers() {
 // removeBuiltImages removes the base images built from this test binary;
 // one still used by a container stays.
 func removeBuiltImages() {
+	// Every test that ran a container agent without inspecting it built
+	// this one.
+	if exe, ok := staticself.Used(); ok && engineAnswers() == nil {
+		if ref, err := container.DefaultImageRef("test", exe); err == nil {
+			builtImages.Store(ref, true)
+		}
+	}
 	builtImages.Range(func(ref, _ any) bool {
+		if _, err := docker("image", "inspect", ref.(string)); err != nil {
+			return true // never built, or removed already
+		}
 		if _, err := docker("image", "rm", ref.(string)); err != nil {
 			fmt.Fprintf(os.Stderr, "remove agent image: %v\n", err)
 		}

@@ -82,6 +82,12 @@ func (r *Runtime) baseImage(ctx context.Context) (string, error) {
 	return ref, r.buildBaseImage(ctx, ref)
 }
 
+// DefaultImageRef is the base image a provider of version builds from
+// executable when no base_image is set, for whoever cleans up after it.
+func DefaultImageRef(version, executable string) (string, error) {
+	return (&Runtime{opts: Options{Version: version, Executable: executable}}).defaultImageRef()
+}
+
 // defaultImageRef is terraform-provider-a2a:<version>, or the executable's
 // content hash for development builds.
 func (r *Runtime) defaultImageRef() (string, error) {

@@ -184,8 +184,7 @@ func removeTestImage() {
 	if !ok || engineCheck() != nil {
 		return
 	}
-	rt := &Runtime{opts: Options{Version: "test", Executable: exe}}
-	ref, err := rt.defaultImageRef()
+	ref, err := DefaultImageRef("test", exe)
 	if err != nil {
 		return
 	}
