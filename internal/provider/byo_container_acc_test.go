@@ -89,7 +89,7 @@ func TestAccBYOAgent_container(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             c.checkNoContainers,
-				Steps:                    byoSteps(config, a.id, a.sdkCase, a.name, crash, plancheck.ResourceActionCreate, checkServedByContainer(a.id)),
+				Steps:                    byoSteps(config, a.id, a.sdkCase, a.name, crash, plancheck.ResourceActionUpdate, checkServedByContainer(a.id)),
 			})
 		})
 	}
@@ -117,7 +117,7 @@ func TestAccBYOAgent_containerExec(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps:                    byoSteps(config, id, sc, name, crash, plancheck.ResourceActionCreate, checkServedByContainer(id)),
+		Steps:                    byoSteps(config, id, sc, name, crash, plancheck.ResourceActionUpdate, checkServedByContainer(id)),
 	})
 }
 

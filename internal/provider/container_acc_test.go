@@ -372,12 +372,12 @@ func TestAccContainerAgent_drift(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: config, Check: heals},
 			{
-				// The container is deleted out of band: the plan recreates
-				// the agent.
+				// The container is deleted out of band: the agent's record
+				// outlives it, so the plan provisions it again in place.
 				PreConfig: func() { c.mustDocker("rm", "-f", containerName(id)) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
 				}},
 				Check: heals,
 			},

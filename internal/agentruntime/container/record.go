@@ -23,12 +23,14 @@ import (
 // the port its clients know.
 //
 //	state left by a crash or a hand        recovery
-//	intent file, no container              the next provision creates the container, on the
-//	  (create cut, or docker rm -f)        port the file keeps when it is free
+//	intent file, no container              Get reads the agent damaged, so it stays tracked;
+//	  (create cut, docker rm -f, or a      the next provision creates the container, on the
+//	  removal the engine finished after    port the file keeps when it is free, and destroy
+//	  its provider died)                   deprovisions it
 //	container renamed aside (replace cut)  removed before the agent is started, and by destroy
 //	container cut off its network          started in a new container, which joins it again
-//	intent file, container removed         the intent file, and any temporary file of a write
-//	  (deprovision cut; write cut)         of it, go with the agent's deprovision
+//	temporary file of an intent write      goes with the agent's deprovision
+//	  (write cut)
 //	unclaimed creation, creator dead       a create of the very same spec takes the agent over
 
 // recordDir is the adapter's part of the state dir.

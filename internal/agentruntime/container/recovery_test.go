@@ -3,11 +3,14 @@ package container
 import (
 	"errors"
 	"io/fs"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // TestRemovedContainerKeepsPort removes an agent's container behind the
@@ -18,6 +21,10 @@ func TestRemovedContainerKeepsPort(t *testing.T) {
 	spec := agentruntime.Spec{Config: agentConfig("Comeback Agent"), CreateOnly: true}
 	a := provisionStarted(t, rt, spec)
 	docker(t, "rm", "-f", rt.containerName(a.ID))
+	// Still tracked, as damaged: a plan provisions it again.
+	if _, err := rt.Get(testContext(t), a.ID); !errors.Is(err, agentruntime.ErrDamaged) || !strings.Contains(err.Error(), strconv.Itoa(a.Port)) {
+		t.Errorf("Get of an agent whose container is gone = %v, want damaged, naming its port %d", err, a.Port)
+	}
 	again := provisionStarted(t, rt, spec)
 	if again.Port != a.Port {
 		t.Errorf("the agent created again got port %d, want its old port %d", again.Port, a.Port)
@@ -27,6 +34,33 @@ func TestRemovedContainerKeepsPort(t *testing.T) {
 	}
 	if _, err := rt.opts.StateDir.ReadFile(rt.intentFile(a.ID)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the intent file outlived the agent: %v", err)
+	}
+}
+
+// TestRemovalCutShortIsFinished removes the container as a deprovision
+// whose provider died mid-removal leaves it (the engine finishes a removal
+// its client no longer waits for): the agent still reads as damaged, not
+// gone, so that destroy deprovisions it, leaving nothing in the state dir.
+func TestRemovalCutShortIsFinished(t *testing.T) {
+	opts := testOptions(t, newScope(t))
+	rt := newRuntime(t, opts)
+	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Cut Removal Agent")})
+	docker(t, "rm", "-f", rt.containerName(a.ID))
+	if _, err := rt.Get(testContext(t), a.ID); !errors.Is(err, agentruntime.ErrDamaged) {
+		t.Fatalf("Get after the cut removal = %v, want damaged", err)
+	}
+	if err := rt.Deprovision(testContext(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Get(testContext(t), a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+		t.Errorf("Get after Deprovision = %v, want not found", err)
+	}
+	left, err := statedirtest.Leftovers(opts.StateDir.Join("."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("Deprovision left %v in the state dir", left)
 	}
 }
 

@@ -373,6 +373,9 @@ func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, e
 // Get returns the agent as the engine sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	c, err := r.inspect(ctx, "get", id)
+	if agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		return agentruntime.Agent{}, r.goneContainer(id, err)
+	}
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
@@ -381,6 +384,23 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 		a.Unclaimed = true
 	}
 	return a, nil
+}
+
+// goneContainer is the error of Get for an agent without a container: not
+// found when nothing of it is recorded, and damaged when its intent file
+// outlives the container (removed by hand, or a removal whose provider died
+// while the engine finished it). Reported as damaged, the agent stays
+// tracked: apply creates the container again on its kept port, and destroy
+// runs the deprovision that removes what is left.
+func (r *Runtime) goneContainer(id string, notFound error) error {
+	in := r.readIntent(id)
+	if in == nil {
+		return notFound
+	}
+	return agentruntime.Errorf(agentruntime.KindDamaged, "get", id, notFound,
+		"the agent's container is gone from the engine at %s but its record is not (the container was removed outside "+
+			"Terraform, or its removal was cut short); terraform apply creates it again on host port %d, and terraform "+
+			"destroy removes what is left", r.engine.Host, in.Port)
 }
 
 // Recover finds the agents of earlier processes by their labels; the engine
@@ -484,16 +504,18 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	if err := r.removeIntent(op, id); err != nil {
-		return err
-	}
 	releasePorts(id)
 	r.releaseCreation(ctx, id)
-	// The agent is gone for good, and its lock file with it.
+	// The agent is gone for good, and its lock file with it. The lock file
+	// goes before the intent file: a deprovision cut between the two leaves
+	// the intent, which keeps the agent tracked (Get reads it damaged) until
+	// a destroy finishes the job, where the other order would leave a lock
+	// file that nothing tracks. A create of the same id in that moment finds
+	// the intent and is refused as a conflict.
 	if err := lock.Remove(); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
-	return nil
+	return r.removeIntent(op, id)
 }
 
 // removeAside removes the agent's containers other than the one named as
