@@ -1,10 +1,10 @@
 package agenthost
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,19 +118,11 @@ func TestStreamingIsServerSentEvents(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		t.Fatalf("Content-Type = %q, want text/event-stream", ct)
 	}
-	var events []rpcResponse
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data:")
-		if !ok {
-			continue
-		}
-		var ev rpcResponse
-		if err := json.Unmarshal([]byte(strings.TrimSpace(data)), &ev); err != nil {
-			t.Fatalf("event %q: %v", data, err)
-		}
-		events = append(events, ev)
+	body, err = io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
+	events := sseEvents(t, body)
 	// The task as submitted, its artifact, its completion.
 	if len(events) != 3 {
 		t.Fatalf("events = %+v, want three", events)
