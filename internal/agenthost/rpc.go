@@ -98,6 +98,15 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusOK, id, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
 		return
 	}
+	if isNotification(body) {
+		if problem := notificationProblem(body); problem != "" {
+			writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
+			return
+		}
+		runBuffered(r.WithContext(ctx), handler, body) // run, never answered (JSON-RPC 2.0, 4.1)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
@@ -215,20 +224,71 @@ func serveBatch(w http.ResponseWriter, r *http.Request, handler http.Handler, bo
 			continue
 		}
 		_ = json.Unmarshal(call, &envelope)
+		if isNotification(call) {
+			// Run, never answered: not even its errors (JSON-RPC 2.0, 4.1).
+			if problem := notificationProblem(call); problem != "" {
+				answers = append(answers, rpcErrorJSON(nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest))
+			} else {
+				runBuffered(r, handler, call)
+			}
+			continue
+		}
 		if isStreamingMethod(envelope.Method) {
 			answers = append(answers, rpcErrorJSON(requestID(call), codeInvalidRequest,
 				fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", envelope.Method), a2a.ErrInvalidRequest))
 			continue
 		}
-		rec := &bufferedResponse{header: http.Header{}}
-		single := r.Clone(r.Context())
-		single.Body = io.NopCloser(bytes.NewReader(call))
-		single.ContentLength = int64(len(call))
-		handler.ServeHTTP(rec, single)
-		answers = append(answers, bytes.TrimSpace(rec.body.Bytes()))
+		answers = append(answers, bytes.TrimSpace(runBuffered(r, handler, call).body.Bytes()))
+	}
+	if len(answers) == 0 {
+		// Notifications only: nothing to answer, not even an empty array.
+		w.WriteHeader(http.StatusNoContent)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(answers)
+}
+
+// isNotification reports whether a call is a JSON-RPC 2.0 notification: a
+// valid request object with no id member, which the server runs and never
+// answers. A call without an id that is no valid request is answered as an
+// invalid request, with id null.
+func isNotification(call []byte) bool {
+	var envelope struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		ID      json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(call, &envelope) != nil {
+		return false
+	}
+	return envelope.ID == nil && envelope.JSONRPC == "2.0" && envelope.Method != ""
+}
+
+// notificationProblem says why a notification cannot be run, or "": a
+// streaming method's answer is its stream, which a call without an id
+// cannot receive. It is refused as an invalid request, whose reply JSON-RPC
+// 2.0 allows (id null) since the call is not a valid notification.
+func notificationProblem(call []byte) string {
+	var envelope struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(call, &envelope)
+	if isStreamingMethod(envelope.Method) {
+		return fmt.Sprintf("%s streams its answer, which a call without an id cannot receive; give the call an id", envelope.Method)
+	}
+	return ""
+}
+
+// runBuffered runs one call of a batch or one notification, collecting its
+// answer instead of writing it.
+func runBuffered(r *http.Request, handler http.Handler, call []byte) *bufferedResponse {
+	rec := &bufferedResponse{header: http.Header{}}
+	single := r.Clone(r.Context())
+	single.Body = io.NopCloser(bytes.NewReader(call))
+	single.ContentLength = int64(len(call))
+	handler.ServeHTTP(rec, single)
+	return rec
 }
 
 func isStreamingMethod(method string) bool {

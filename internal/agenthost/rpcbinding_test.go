@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,8 @@ func TestJSONRPCRequestObjects(t *testing.T) {
 		{"0.3 method name over 1.0", "", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}`, -32601, a2a.ErrMethodNotFound, float64(1)},
 		{"params are no object", "", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":"t"}`, -32602, a2a.ErrInvalidParams, float64(1)},
 		{"required param missing", "", `{"jsonrpc":"2.0","id":"s","method":"GetTask","params":{}}`, -32602, a2a.ErrInvalidParams, "s"},
+		{"no id, no method", "", `{"jsonrpc":"2.0"}`, -32600, a2a.ErrInvalidRequest, nil},
+		{"no id, jsonrpc 1.0", "", `{"jsonrpc":"1.0","method":"GetTask","params":{"id":"t"}}`, -32600, a2a.ErrInvalidRequest, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -344,4 +347,75 @@ func sseEvents(t *testing.T, body []byte) []rpcResponse {
 		events = append(events, ev)
 	}
 	return events
+}
+
+// TestJSONRPCNotifications covers calls without an id (JSON-RPC 2.0, 4.1):
+// the host runs them and answers nothing, alone or in a batch, except a
+// streaming method, whose answer such a call could not receive.
+func TestJSONRPCNotifications(t *testing.T) {
+	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	header := http.Header{"Content-Type": {"application/json"}, a2a.SvcParamVersion: {string(a2a.Version)}}
+	notify := func(method string, params any) string {
+		return `{"jsonrpc":"2.0","method":"` + method + `","params":` + mustJSON(t, params) + `}`
+	}
+	tests := []struct {
+		name       string
+		body       string
+		wantStatus int
+		wantIDs    []any // answers of a batch, in order
+		newTasks   int
+	}{
+		{"alone", notify("SendMessage", sendParams("unanswered")), http.StatusNoContent, nil, 1},
+		{"a batch of notifications", "[" + notify("SendMessage", sendParams("one")) + "," + notify("SendMessage", sendParams("two")) + "]", http.StatusNoContent, nil, 2},
+		{"in a batch with a request", "[" + notify("SendMessage", sendParams("quiet")) + `,{"jsonrpc":"2.0","id":"r","method":"GetTask","params":{"id":"missing"}}]`, http.StatusOK, []any{"r"}, 1},
+		{"an error is not answered", notify("GetTask", map[string]any{"id": "missing"}), http.StatusNoContent, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := countTasks(t, h.Endpoint())
+			res := do(t, http.MethodPost, h.Endpoint(), header, []byte(tt.body))
+			if res.status != tt.wantStatus {
+				t.Fatalf("status %d (%s), want %d", res.status, res.body, tt.wantStatus)
+			}
+			if tt.wantIDs == nil && len(bytes.TrimSpace(res.body)) > 0 {
+				t.Errorf("answered %s, want no body", res.body)
+			}
+			if tt.wantIDs != nil {
+				var answers []rpcResponse
+				if err := json.Unmarshal(res.body, &answers); err != nil {
+					t.Fatalf("batch answered %s: %v", res.body, err)
+				}
+				var ids []any
+				for _, a := range answers {
+					ids = append(ids, a.ID)
+				}
+				if !slices.Equal(ids, tt.wantIDs) {
+					t.Errorf("batch answered ids %v, want %v", ids, tt.wantIDs)
+				}
+			}
+			if got := countTasks(t, h.Endpoint()) - before; got != tt.newTasks {
+				t.Errorf("%d tasks made, want %d: a notification must still run", got, tt.newTasks)
+			}
+		})
+	}
+	t.Run("a stream cannot be a notification", func(t *testing.T) {
+		rpc := wantWireError(t, do(t, http.MethodPost, h.Endpoint(), header, []byte(notify("SendStreamingMessage", sendParams("s")))), -32600, a2a.ErrInvalidRequest)
+		if rpc.ID != nil || !strings.Contains(rpc.Error.Message, "give the call an id") {
+			t.Errorf("answer %+v, want an invalid request with id null saying to give an id", rpc)
+		}
+	})
+}
+
+// countTasks counts the tasks ListTasks shows the caller.
+func countTasks(t *testing.T, endpoint string) int {
+	t.Helper()
+	res := postRPC(t, endpoint, "ListTasks", map[string]any{"pageSize": 100}, nil)
+	var rpc rpcResponse
+	var out struct {
+		Tasks []json.RawMessage `json:"tasks"`
+	}
+	if err := json.Unmarshal(res.body, &rpc); err != nil || rpc.Error != nil || json.Unmarshal(rpc.Result, &out) != nil {
+		t.Fatalf("ListTasks answered %s", res.body)
+	}
+	return len(out.Tasks)
 }
