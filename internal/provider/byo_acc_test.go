@@ -71,9 +71,9 @@ func withCardData(config string) string {
 
 // byoSteps are the lifecycle every brought agent goes through: created
 // healthy with its card read and a message answered, crashed and healed,
-// imported with an empty plan. crash kills the agent out of band and
-// crashAction is the plan that heals it.
-func byoSteps(config, id string, c sdkCase, name string, crash func(), crashAction plancheck.ResourceActionType, extra resource.TestCheckFunc) []resource.TestStep {
+// imported with an empty plan. crash kills the agent out of band; its
+// record outlives it, so the plan heals it in place.
+func byoSteps(config, id string, c sdkCase, name string, crash func(), extra resource.TestCheckFunc) []resource.TestStep {
 	healthy := resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 		resource.TestCheckResourceAttr(cardDataAddr, "name", name),
@@ -86,7 +86,7 @@ func byoSteps(config, id string, c sdkCase, name string, crash func(), crashActi
 			PreConfig: crash,
 			Config:    config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction(agentAddr, crashAction),
+				plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
 			}},
 			Check: healthy,
 		},
@@ -107,7 +107,7 @@ func TestAccBYOAgent_local(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             acc.checkNothingLeft,
-				Steps:                    byoSteps(config, agentconfig.Slug(c.name), c, c.name, acc.killAgent, plancheck.ResourceActionUpdate, acc.recordPID()),
+				Steps:                    byoSteps(config, agentconfig.Slug(c.name), c, c.name, acc.killAgent, acc.recordPID()),
 			})
 		})
 	}
@@ -133,7 +133,7 @@ func TestAccBYOAgent_localExec(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             acc.checkNothingLeft,
-		Steps:                    byoSteps(config, "sdk-exec", c, c.name, acc.killAgent, plancheck.ResourceActionUpdate, acc.recordPID()),
+		Steps:                    byoSteps(config, "sdk-exec", c, c.name, acc.killAgent, acc.recordPID()),
 	})
 }
 

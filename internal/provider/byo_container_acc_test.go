@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
@@ -89,7 +88,7 @@ func TestAccBYOAgent_container(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             c.checkNoContainers,
-				Steps:                    byoSteps(config, a.id, a.sdkCase, a.name, crash, plancheck.ResourceActionUpdate, checkServedByContainer(a.id)),
+				Steps:                    byoSteps(config, a.id, a.sdkCase, a.name, crash, checkServedByContainer(a.id)),
 			})
 		})
 	}
@@ -117,7 +116,7 @@ func TestAccBYOAgent_containerExec(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps:                    byoSteps(config, id, sc, name, crash, plancheck.ResourceActionUpdate, checkServedByContainer(id)),
+		Steps:                    byoSteps(config, id, sc, name, crash, checkServedByContainer(id)),
 	})
 }
 
