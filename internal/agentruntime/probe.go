@@ -38,13 +38,19 @@ func (c CardCheck) Healthy() bool { return c.Card != nil }
 // parses: one that answers with an invalid card serves clients nothing
 // they can use.
 func CheckCard(ctx context.Context, base string, paths []string) CardCheck {
+	return CheckCardVia(ctx, probeClient, base, paths)
+}
+
+// CheckCardVia is CheckCard through client, for an agent reached through
+// a proxy that needs credentials of its own, such as a cluster's API server.
+func CheckCardVia(ctx context.Context, client *http.Client, base string, paths []string) CardCheck {
 	first := CardCheck{}
 	for i, p := range paths {
 		u, err := url.JoinPath(base, p)
 		if err != nil {
 			u = strings.TrimRight(base, "/") + p
 		}
-		c := CheckCardAt(ctx, u)
+		c := checkCardAt(ctx, client, u)
 		if i == 0 {
 			first = c
 		}
@@ -73,6 +79,10 @@ func isNotServed(err error) bool {
 
 // CheckCardAt fetches and parses the card at cardURL.
 func CheckCardAt(ctx context.Context, cardURL string) CardCheck {
+	return checkCardAt(ctx, probeClient, cardURL)
+}
+
+func checkCardAt(ctx context.Context, client *http.Client, cardURL string) CardCheck {
 	out := CardCheck{URL: cardURL}
 	ctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
 	defer cancel()
@@ -81,7 +91,7 @@ func CheckCardAt(ctx context.Context, cardURL string) CardCheck {
 		out.Err = err
 		return out
 	}
-	resp, err := probeClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		out.Err = err
 		return out

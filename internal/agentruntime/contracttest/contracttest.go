@@ -43,6 +43,11 @@ type Harness struct {
 	// NoAgentOutput says the adapter runs no agent host, so its logs hold
 	// only its own lines; otherwise they must hold the agent's output.
 	NoAgentOutput bool
+	// FetchCard, if set, fetches the card of agent a the way a client of
+	// the adapter's agents reaches it from the tests' machine, for an
+	// adapter whose advertised URL names an address only its agents'
+	// network resolves (a cluster's Service). Unset: a GET of a.CardURL.
+	FetchCard func(ctx context.Context, a agentruntime.Agent) ([]byte, error)
 }
 
 // healthyWithin bounds how long an agent may take to answer its card.

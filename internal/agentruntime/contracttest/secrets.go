@@ -28,7 +28,7 @@ func testSecrets(t *testing.T, h Harness) {
 	spec := agentruntime.Spec{Config: secretConfig(h, "Contract Secrets"), Secrets: agentruntime.SecretValues{"WO_SKILL": first}}
 	a := provisionSpec(t, rt, spec)
 	startHealthy(t, rt, a.ID)
-	WantCardWith(t, a.CardURL, first)
+	h.wantCardWith(t, a, first)
 
 	fresh := h.New(t)
 	if h.Crash != nil {
@@ -41,7 +41,7 @@ func testSecrets(t *testing.T, h Harness) {
 	}
 	// Started by a runtime that was never given the values.
 	startHealthy(t, fresh, a.ID)
-	WantCardWith(t, a.CardURL, first)
+	h.wantCardWith(t, a, first)
 
 	second := strings.Replace(first, "first", "second", 1)
 	spec.Secrets = agentruntime.SecretValues{"WO_SKILL": second}
@@ -52,7 +52,7 @@ func testSecrets(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	startHealthy(t, fresh, a.ID)
-	WantCardWith(t, a.CardURL, second)
+	h.wantCardWith(t, a, second)
 
 	got, err := fresh.Get(ctx(t), a.ID)
 	if err != nil {
@@ -74,6 +74,22 @@ func testSecrets(t *testing.T, h Harness) {
 	}
 	if len(logs) == 0 {
 		t.Error("the agent's log is empty, so the search for values in it proves nothing")
+	}
+}
+
+// wantCardWith fails the test unless the card of agent a holds value.
+func (h Harness) wantCardWith(t *testing.T, a agentruntime.Agent, value string) {
+	t.Helper()
+	if h.FetchCard == nil {
+		WantCardWith(t, a.CardURL, value)
+		return
+	}
+	body, err := h.FetchCard(ctx(t), a)
+	if err != nil {
+		t.Fatalf("fetch the card of %s: %v", a.ID, err)
+	}
+	if !strings.Contains(string(body), value) {
+		t.Fatalf("card of %s does not show %q:\n%s", a.ID, value, body)
 	}
 }
 

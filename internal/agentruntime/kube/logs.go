@@ -1,0 +1,135 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// A pod's log goes with the pod, and a stopped agent has none: Stop keeps
+// what its pods wrote in the state dir, up to keptLogBytes per agent, and
+// Logs reads that before the logs of the pods running now.
+const (
+	logDir       = "kube/logs"
+	keptLogBytes = 1 << 20
+	agentName    = "agent" // the container's name in every pod
+)
+
+func (r *Runtime) logFile(id string) string {
+	return path.Join(logDir, r.opts.Namespace+"-"+r.objectName(id)+".log")
+}
+
+// Logs returns the last tail lines the agent's pods wrote, those of pods
+// that are gone first (all lines when tail <= 0).
+func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, error) {
+	const op = "logs"
+	if _, err := r.getDeployment(ctx, op, id); err != nil {
+		return nil, err
+	}
+	pods, err := r.pods(ctx, op, id)
+	if err != nil {
+		return nil, err
+	}
+	kept, err := r.opts.StateDir.ReadFile(r.logFile(id))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the logs kept of the agent's earlier pods")
+	}
+	limit := keptLogBytes
+	if tail > 0 {
+		limit = agentruntime.LogBudget(tail)
+	}
+	out := agentruntime.NewTailBuffer(limit)
+	_, _ = out.Write(kept)
+	for _, p := range pods {
+		opts := &corev1.PodLogOptions{Container: agentName}
+		if tail > 0 {
+			opts.TailLines = ptr(int64(tail))
+		}
+		data, err := r.cs.CoreV1().Pods(r.opts.Namespace).GetLogs(p.Name, opts).DoRaw(ctx)
+		if err != nil {
+			// A pod whose container has not started yet has no log.
+			continue
+		}
+		_, _ = out.Write(data)
+	}
+	return out.Lines(tail), nil
+}
+
+// capture is the logs of pods being followed until they end.
+type capture struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	logs   []bytes.Buffer
+}
+
+// follow follows the log of each pod from its start, until the pod's
+// container exits or the capture is waited for too long.
+func (r *Runtime) follow(ctx context.Context, pods []corev1.Pod) *capture {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.StopGracePeriod+time.Minute)
+	c := &capture{cancel: cancel, logs: make([]bytes.Buffer, len(pods))}
+	for i, p := range pods {
+		c.wg.Go(func() {
+			req := r.cs.CoreV1().Pods(r.opts.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: agentName, Follow: true})
+			stream, err := req.Stream(ctx)
+			if err != nil {
+				return
+			}
+			defer func() { _ = stream.Close() }()
+			_, _ = io.Copy(&c.logs[i], io.LimitReader(stream, keptLogBytes))
+		})
+	}
+	return c
+}
+
+// wait returns the logs once every followed one ended.
+func (c *capture) wait() []byte {
+	c.wg.Wait()
+	c.cancel()
+	var all []byte
+	for _, l := range c.logs {
+		all = append(all, l.Bytes()...)
+	}
+	return all
+}
+
+// keepLogs adds logs to the agent's kept logs, keeping the last
+// keptLogBytes.
+func (r *Runtime) keepLogs(op, id string, logs []byte) error {
+	if len(logs) == 0 {
+		return nil
+	}
+	kept, err := r.opts.StateDir.ReadFile(r.logFile(id))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the logs kept of the agent's earlier pods")
+	}
+	data := slices.Concat(kept, logs)
+	if over := len(data) - keptLogBytes; over > 0 {
+		// Whole lines only: from the first line break past the excess.
+		data = data[over:]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	if err := r.opts.StateDir.WriteFileUnsynced(r.logFile(id), data); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "keep the logs of the agent's pods")
+	}
+	return nil
+}
+
+// removeLogs removes the agent's kept logs.
+func (r *Runtime) removeLogs(op, id string) error {
+	if err := r.opts.StateDir.Remove(r.logFile(id)); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "remove the logs kept of the agent")
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"os"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+// The agent host listens on this port inside every pod; the Service maps
+// the agent's port to it.
+const containerPort = 8080
+
+// firstServicePort is the lowest Service port an agent whose config sets
+// no [server] http_port gets. Every Service has an address of its own, but
+// the agents of a scope get distinct ports all the same, so that a port
+// names one agent as it does on the other adapters.
+const firstServicePort = 8080
+
+// configEnvVar carries the config into the agent host, filled from the
+// agent's ConfigMap; configKey is its key there.
+const (
+	configEnvVar = "A2A_AGENT_CONFIG"
+	configKey    = "config.toml"
+)
+
+// The write-only values live in the agent's Secret under secretKey, mounted
+// as a file at secretDir; the Secret's other keys are the allowlisted
+// variables, each passed to the pod by reference. No value is ever in the
+// Deployment, so reading it shows none.
+const (
+	secretDir = "/run/a2a"
+	secretKey = "env.json"
+)
+
+// Labels on every object the adapter creates: the agent's objects are found
+// by them, whatever their names.
+const (
+	labelManagedBy = "app.kubernetes.io/managed-by"
+	managedByValue = "terraform-provider-a2a"
+	labelScope     = "a2a/scope"
+	labelAgentID   = "a2a/agent-id"
+	// labelConfigSHA is the config digest cut to a label value's length;
+	// annotationConfigSHA holds it whole.
+	labelConfigSHA = "a2a/config-sha256"
+)
+
+// Annotations on the Deployment: the record of what was provisioned.
+const (
+	annotationName        = "a2a/agent-name"
+	annotationConfigSHA   = "a2a/config-sha256"
+	annotationPort        = "a2a/port"
+	annotationEndpoint    = "a2a/endpoint"
+	annotationInjectedEnv = "a2a/injected-env"
+	annotationAllowlist   = "a2a/env-allowlist"
+	annotationWriteOnly   = "a2a/write-only-env"
+	// annotationStarted marks an agent that has run, so that it reads
+	// stopped, not provisioned, once scaled to zero.
+	annotationStarted = "a2a/started"
+)
+
+// objectName is the name of all four objects of agent id: deterministic,
+// so that the API server itself refuses a second agent of one id, and a
+// DNS label, as a Service name must be.
+func (r *Runtime) objectName(id string) string {
+	name := "a2a-" + id
+	if r.opts.Scope != DefaultScope {
+		name = "a2a-" + r.opts.Scope + "-" + id
+	}
+	if len(name) <= 63 {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	return strings.TrimRight(name[:54], "-") + "-" + hex.EncodeToString(sum[:])[:8]
+}
+
+// selector is the labels of every object and pod of agent id.
+func (r *Runtime) selector(id string) map[string]string {
+	return map[string]string{labelManagedBy: managedByValue, labelScope: r.opts.Scope, labelAgentID: id}
+}
+
+// scopeSelector selects every object of the runtime's scope.
+func (r *Runtime) scopeSelector() string {
+	return labelManagedBy + "=" + managedByValue + "," + labelScope + "=" + r.opts.Scope
+}
+
+// serviceHost is the name the agent's Service has inside the cluster.
+func (r *Runtime) serviceHost(id string) string {
+	return r.objectName(id) + "." + r.opts.Namespace + ".svc.cluster.local"
+}
+
+// blueprint is everything the agent's objects are built from.
+type blueprint struct {
+	cfg       *agentconfig.Config
+	injected  []string // names the config may receive
+	allowlist string   // name of the allowlist provisioned with; empty for none
+	written   []string // names of the write-only values
+	port      int      // the Service's port
+}
+
+// endpoint is the config's advertised_url, else the Service's address in
+// the cluster.
+func (r *Runtime) endpoint(b blueprint) string {
+	return card.Endpoint(b.cfg.Server.AdvertisedURL, r.serviceHost(b.cfg.ID()), b.port)
+}
+
+func (r *Runtime) meta(id string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: r.objectName(id), Namespace: r.opts.Namespace, Labels: r.selector(id)}
+}
+
+func (r *Runtime) configMap(b blueprint) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: r.meta(b.cfg.ID()), Data: map[string]string{configKey: string(b.cfg.Raw())}}
+}
+
+// secretData is the Secret's content: the write-only values as the agent
+// host's env file, and the allowlisted variables that have a value in this
+// process's environment now.
+func secretData(b blueprint, written map[string]string) (map[string][]byte, error) {
+	data := map[string][]byte{}
+	if len(written) > 0 {
+		file, err := secretfile.Encode(written)
+		if err != nil {
+			return nil, err
+		}
+		data[secretKey] = file
+	}
+	for _, name := range b.injected {
+		if v, ok := os.LookupEnv(name); ok {
+			data[name] = []byte(v)
+		}
+	}
+	return data, nil
+}
+
+func (r *Runtime) service(b blueprint) *corev1.Service {
+	id := b.cfg.ID()
+	return &corev1.Service{
+		ObjectMeta: r.meta(id),
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceType(r.opts.ServiceType),
+			Selector: r.selector(id),
+			Ports: []corev1.ServicePort{{
+				Name: "http", Protocol: corev1.ProtocolTCP,
+				Port: int32(b.port), TargetPort: intstr.FromInt32(containerPort),
+			}},
+		},
+	}
+}
+
+// deployment is the agent's Deployment with replicas pods, hardened: no
+// root, no capabilities, no privilege escalation, a read-only root
+// filesystem, the runtime's default seccomp profile and resource limits.
+func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.Deployment {
+	id := b.cfg.ID()
+	name := r.objectName(id)
+	endpoint := r.endpoint(b)
+	annotations := map[string]string{
+		annotationName:        b.cfg.Agent.Name,
+		annotationConfigSHA:   b.cfg.SHA256(),
+		annotationPort:        strconv.Itoa(b.port),
+		annotationEndpoint:    endpoint,
+		annotationInjectedEnv: strings.Join(b.injected, ","),
+		annotationAllowlist:   b.allowlist,
+		annotationWriteOnly:   strings.Join(b.written, ","),
+	}
+	if started {
+		annotations[annotationStarted] = "true"
+	}
+	podLabels := maps.Clone(r.selector(id))
+	podLabels[labelConfigSHA] = b.cfg.SHA256()[:32]
+	args := []string{"--config-env", configEnvVar, "--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
+	if b.cfg.Server.AdvertisedURL == "" {
+		// An advertised_url the config sets is left to the host, which
+		// expands any variable in it from the pod's environment.
+		args = append(args, "--advertised-url", endpoint)
+	}
+	env := []corev1.EnvVar{{Name: configEnvVar, ValueFrom: &corev1.EnvVarSource{
+		ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: configKey},
+	}}}
+	for _, v := range b.injected {
+		// Optional: a variable without a value when the Secret was written
+		// is left unset, as the agent host expects.
+		env = append(env, corev1.EnvVar{Name: v, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: v, Optional: ptr(true)},
+		}})
+	}
+	volumes := []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+		Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("64Mi")),
+	}}}}
+	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
+	if len(b.written) > 0 {
+		volumes = append(volumes, corev1.Volume{Name: "write-only", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: name, Items: []corev1.KeyToPath{{Key: secretKey, Path: secretKey}},
+			// Readable by the pod's group (its fsGroup) alone.
+			DefaultMode: ptr(int32(0o440)),
+		}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "write-only", MountPath: secretDir, ReadOnly: true})
+		args = append(args, secretfile.Flag, secretDir+"/"+secretKey)
+	}
+	probePath := card.WellKnownPath
+	container := corev1.Container{
+		Name:            "agent",
+		Image:           r.opts.BaseImage,
+		ImagePullPolicy: corev1.PullPolicy(r.opts.PullPolicy),
+		Args:            args,
+		Env:             env,
+		Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: containerPort, Protocol: corev1.ProtocolTCP}},
+		VolumeMounts:    mounts,
+		// A pod is ready once its card answers. The agent host logs every
+		// request, so the card is asked only until it first answers; the
+		// port is watched after that, which logs nothing.
+		StartupProbe: &corev1.Probe{
+			ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: probePath, Port: intstr.FromInt32(containerPort)}},
+			PeriodSeconds: 1, TimeoutSeconds: 2, FailureThreshold: 120,
+		},
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(containerPort)}},
+			PeriodSeconds: 5, TimeoutSeconds: 2, FailureThreshold: 2,
+		},
+		Resources: corev1.ResourceRequirements{
+			Limits: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse(DefaultCPULimit),
+				corev1.ResourceMemory: resource.MustParse(DefaultMemoryLimit),
+			},
+			Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("10m"),
+				corev1.ResourceMemory: resource.MustParse("32Mi"),
+			},
+		},
+		SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: ptr(false),
+			ReadOnlyRootFilesystem:   ptr(true),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		},
+	}
+	grace := r.opts.graceSeconds()
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.opts.Namespace, Labels: r.selector(id), Annotations: annotations},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: r.selector(id)},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				Spec: corev1.PodSpec{
+					Containers:                    []corev1.Container{container},
+					Volumes:                       volumes,
+					TerminationGracePeriodSeconds: &grace,
+					AutomountServiceAccountToken:  ptr(false),
+					EnableServiceLinks:            ptr(false),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr(true),
+						RunAsUser:      ptr(DefaultUser),
+						RunAsGroup:     ptr(DefaultUser),
+						FSGroup:        ptr(DefaultUser),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+				},
+			},
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,81 @@
+package kube
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// TestDeploymentHoldsNoValues provisions an agent with an allowlisted
+// variable and a write-only value, and reads its objects back from the
+// cluster: the values are in its Secret alone, the pods are hardened, and
+// the labels carry what List and Recover select by.
+func TestDeploymentHoldsNoValues(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	rt := newRuntime(t, opts)
+	const allowed, written = "allowed-value-4711", "written-value-0815"
+	t.Setenv("KUBE_TEST_ALLOWED", allowed)
+	spec := agentruntime.Spec{
+		Config:    agentConfig("Kube Objects", "# ${KUBE_TEST_ALLOWED} ${KUBE_TEST_WRITTEN}"),
+		Allowlist: &agentruntime.EnvAllowlist{Name: "objects", Variables: []string{"KUBE_TEST_ALLOWED"}},
+		Secrets:   agentruntime.SecretValues{"KUBE_TEST_WRITTEN": written},
+	}
+	a, err := rt.Provision(testContext(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	ctx := testContext(t)
+	name := rt.objectName(a.ID)
+	d, err := rt.cs.AppsV1().Deployments(opts.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump, _ := json.Marshal(d)
+	for _, v := range []string{allowed, written} {
+		if strings.Contains(string(dump), v) {
+			t.Errorf("the Deployment shows the value %q:\n%s", v, dump)
+		}
+	}
+	s, err := rt.cs.CoreV1().Secrets(opts.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data["KUBE_TEST_ALLOWED"]) != allowed || !strings.Contains(string(s.Data[secretKey]), written) {
+		t.Errorf("the Secret holds %v, want the allowlisted and the write-only value", keys(s.Data))
+	}
+
+	pod := d.Spec.Template.Spec
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	checks := map[string]bool{
+		"runs as non-root":                   pod.SecurityContext.RunAsNonRoot != nil && *pod.SecurityContext.RunAsNonRoot,
+		"seccomp RuntimeDefault":             pod.SecurityContext.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault,
+		"read-only root filesystem":          sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem,
+		"no privilege escalation":            sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation,
+		"every capability dropped":           len(sc.Capabilities.Drop) == 1 && sc.Capabilities.Drop[0] == "ALL",
+		"memory and cpu limits":              !c.Resources.Limits.Memory().IsZero() && !c.Resources.Limits.Cpu().IsZero(),
+		"no service account token":           pod.AutomountServiceAccountToken != nil && !*pod.AutomountServiceAccountToken,
+		"ready once the card answers":        c.StartupProbe != nil && c.StartupProbe.HTTPGet.Path == "/.well-known/agent-card.json" && c.ReadinessProbe != nil,
+		"no pods before start":               *d.Spec.Replicas == 0,
+		"labelled with id, scope and digest": d.Spec.Template.Labels[labelAgentID] == a.ID && d.Labels[labelScope] == opts.Scope && d.Spec.Template.Labels[labelConfigSHA] == a.ConfigSHA256[:32],
+	}
+	for what, ok := range checks {
+		if !ok {
+			t.Errorf("the Deployment's pods lack: %s", what)
+		}
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package kube
+
+import (
+	"fmt"
+	"regexp"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+)
+
+// Defaults applied to empty Options fields.
+const (
+	DefaultNamespace       = "default"
+	DefaultPullPolicy      = string(corev1.PullIfNotPresent)
+	DefaultServiceType     = string(corev1.ServiceTypeClusterIP)
+	DefaultStopGracePeriod = 10 * time.Second
+	// DefaultScope is the scope of agents when Options names none.
+	DefaultScope = "default"
+	// DefaultUser is the uid and gid agent pods run as.
+	DefaultUser = int64(65534)
+	// Limits every agent container gets: the built-in host needs a few
+	// tens of megabytes.
+	DefaultCPULimit    = "500m"
+	DefaultMemoryLimit = "256Mi"
+)
+
+// Options configure a Runtime; they mirror the provider block's kubernetes
+// settings. An empty string or a zero duration selects the default.
+type Options struct {
+	// Kubeconfig is the kubeconfig file's path. Empty: the files KUBECONFIG
+	// lists, then ~/.kube/config, as kubectl reads them.
+	Kubeconfig string
+	// Context is the kubeconfig context to use. Empty: its current context.
+	Context string
+	// Namespace holds the agents' objects; it must exist.
+	Namespace string
+	// BaseImage runs agents whose config names no [runtime] image: an image
+	// holding the provider's static linux build as its entrypoint with the
+	// `run` subcommand. The cluster must be able to pull it, or have it
+	// already with PullPolicy Never. Required.
+	BaseImage string
+	// PullPolicy is the image pull policy: Always, IfNotPresent or Never.
+	PullPolicy string
+	// ServiceType is the type of each agent's Service: ClusterIP, NodePort
+	// or LoadBalancer.
+	ServiceType string
+	// Scope separates the agents of different provider configurations that
+	// share one namespace: it is a label on every object and part of its
+	// name unless it is DefaultScope.
+	Scope string
+	// StopGracePeriod is how long an agent has to exit after SIGTERM.
+	StopGracePeriod time.Duration
+	// StateDir is the runtime core's state dir: its locks serialise the
+	// operations on each agent, and it keeps the logs of pods that are gone;
+	// required.
+	StateDir *statedir.Dir
+}
+
+// scopePattern keeps a scope usable in object names and label values.
+var scopePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$`)
+
+// namespacePattern is a DNS-1123 label, what Kubernetes takes as a namespace.
+var namespacePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// withDefaults fills empty fields and rejects values the cluster would
+// refuse later, naming the provider attribute to fix.
+func (o Options) withDefaults() (Options, error) {
+	if o.Namespace == "" {
+		o.Namespace = DefaultNamespace
+	}
+	if o.PullPolicy == "" {
+		o.PullPolicy = DefaultPullPolicy
+	}
+	if o.ServiceType == "" {
+		o.ServiceType = DefaultServiceType
+	}
+	if o.Scope == "" {
+		o.Scope = DefaultScope
+	}
+	if o.StopGracePeriod <= 0 {
+		o.StopGracePeriod = DefaultStopGracePeriod
+	}
+	if err := ValidateNamespace(o.Namespace); err != nil {
+		return o, err
+	}
+	if err := ValidateScope(o.Scope); err != nil {
+		return o, err
+	}
+	if err := ValidatePullPolicy(o.PullPolicy); err != nil {
+		return o, err
+	}
+	if err := ValidateServiceType(o.ServiceType); err != nil {
+		return o, err
+	}
+	if o.BaseImage == "" {
+		return o, fmt.Errorf("kubernetes base_image is empty: name an image holding the provider's static linux build, which the cluster can pull or already has")
+	}
+	return o, nil
+}
+
+// ValidateNamespace refuses a namespace name Kubernetes would refuse.
+func ValidateNamespace(ns string) error {
+	if !namespacePattern.MatchString(ns) {
+		return fmt.Errorf("kubernetes namespace %q is not a valid namespace name: use lower case letters, digits and '-', at most 63, starting and ending with a letter or digit", ns)
+	}
+	return nil
+}
+
+// ValidateScope refuses a scope that cannot be part of an object name and
+// a label value.
+func ValidateScope(scope string) error {
+	if !scopePattern.MatchString(scope) {
+		return fmt.Errorf("kubernetes scope %q is not usable: use lower case letters, digits and '-', at most 20, starting and ending with a letter or digit", scope)
+	}
+	return nil
+}
+
+// PullPolicies are the image pull policies Kubernetes knows.
+var PullPolicies = []string{string(corev1.PullAlways), string(corev1.PullIfNotPresent), string(corev1.PullNever)}
+
+// ValidatePullPolicy refuses a pull policy Kubernetes does not know.
+func ValidatePullPolicy(p string) error {
+	for _, known := range PullPolicies {
+		if p == known {
+			return nil
+		}
+	}
+	return fmt.Errorf("kubernetes image_pull_policy %q is not one of Always, IfNotPresent or Never", p)
+}
+
+// ServiceTypes are the Service types an agent may get.
+var ServiceTypes = []string{string(corev1.ServiceTypeClusterIP), string(corev1.ServiceTypeNodePort), string(corev1.ServiceTypeLoadBalancer)}
+
+// ValidateServiceType refuses a Service type agents cannot get.
+func ValidateServiceType(t string) error {
+	for _, known := range ServiceTypes {
+		if t == known {
+			return nil
+		}
+	}
+	return fmt.Errorf("kubernetes service_type %q is not one of ClusterIP, NodePort or LoadBalancer", t)
+}
+
+// graceSeconds is the stop grace period in whole seconds, rounded up so an
+// agent never gets less than asked for.
+func (o Options) graceSeconds() int64 {
+	return int64((o.StopGracePeriod + time.Second - 1) / time.Second)
+}

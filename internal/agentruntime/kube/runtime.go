@@ -1,0 +1,717 @@
+// Package kube is the runtime adapter that runs agents on a Kubernetes
+// cluster, through the API server alone.
+//
+// Each agent is four objects of one name in one namespace: a Deployment
+// (its pods, hardened), a Service (its stable address in the cluster), a
+// ConfigMap (its config) and a Secret (its write-only values and the
+// allowlisted variables, which the pods read by reference, so that no value
+// is in the Deployment). The objects are the record: their labels carry the
+// agent id, the scope and the config digest, and the Deployment's
+// annotations what was provisioned, so a new provider process adopts what
+// earlier ones created by label selector. A stopped agent is a Deployment
+// scaled to zero. The card is probed through the API server's proxy to the
+// Service, so the provider needs no route into the cluster.
+package kube
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+)
+
+// Runtime runs agents on a Kubernetes cluster. It is safe for concurrent
+// use, and several provider processes may share one namespace.
+type Runtime struct {
+	opts Options
+	rest *rest.Config
+	cs   kubernetes.Interface
+	// proxy carries the runtime's credentials, for the API server's proxy
+	// to agent Services.
+	proxy *http.Client
+}
+
+var _ agentruntime.Runtime = (*Runtime)(nil)
+
+// New connects to the cluster opts name and checks that its namespace exists.
+func New(ctx context.Context, opts Options) (*Runtime, error) {
+	const op = "configure kubernetes runtime"
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
+	}
+	if o.StateDir == nil {
+		return nil, errors.New("kubernetes runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if o.Kubeconfig != "" {
+		rules.ExplicitPath = o.Kubeconfig
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
+			"load the kubeconfig (kubeconfig %q, context %q; empty means KUBECONFIG, then ~/.kube/config, and its current context)", o.Kubeconfig, o.Context)
+	}
+	// Lists, probes and the waits of several agents at once would queue
+	// behind client-go's default of 5 requests a second.
+	cfg.QPS, cfg.Burst = 50, 100
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
+	}
+	proxy, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
+	}
+	r := &Runtime{opts: o, rest: cfg, cs: cs, proxy: proxy}
+	_, err = cs.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", nil,
+			"namespace %q does not exist on the cluster at %s: create it (kubectl create namespace %s) or name another one", o.Namespace, cfg.Host, o.Namespace)
+	case apierrors.IsForbidden(err):
+		// Credentials confined to the namespace may not read it: the first
+		// operation on an agent tells whether they suffice.
+	case err != nil:
+		return nil, r.clusterError(op, "", err)
+	}
+	return r, nil
+}
+
+// Identity names the cluster, and the namespace and scope the agents live in.
+func (r *Runtime) Identity() agentruntime.Identity {
+	return agentruntime.Identity{Adapter: "kubernetes", Engine: r.rest.Host, Scope: r.opts.Namespace + "/" + r.opts.Scope}
+}
+
+// Check applies every check Provision makes of the spec itself.
+func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
+	_, err := prepare(spec)
+	return err
+}
+
+func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	p, err := agentruntime.Prepare(spec)
+	if err != nil {
+		return p, err
+	}
+	if p.Config.Runtime.External() {
+		return p, agentruntime.Unsupported("provision", p.Config.ID(),
+			"agents of their own ([runtime] image or command) run on the container or local adapter; on kubernetes an agent runs the built-in agent host from the provider's base_image")
+	}
+	return p, nil
+}
+
+// Provision creates or updates the agent's objects. A new agent's
+// Deployment has no pods until Start; an agent that exists keeps its
+// replicas, so a running one whose pods change rolls to new pods, each
+// started only once the card of the one before answers. With
+// spec.CreateOnly an agent that exists is refused instead.
+func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
+	const op = "provision"
+	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	p, err := prepare(spec)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	id := p.Config.ID()
+	lock, err := r.lock(ctx, id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	defer lock.Unlock()
+
+	existing, err := r.getDeployment(ctx, op, id)
+	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		return agentruntime.Agent{}, err
+	}
+	if spec.CreateOnly && existing != nil {
+		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
+	}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names()}
+	if spec.Allowlist != nil {
+		b.allowlist = spec.Allowlist.Name
+	}
+	if b.port, err = r.portFor(ctx, op, p.Config, existing, spec.PreferredPort); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	data, err := secretData(b, spec.Secrets)
+	if err != nil {
+		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "encode the write-only values")
+	}
+	deployments := r.cs.AppsV1().Deployments(r.opts.Namespace)
+	if existing == nil {
+		// Without pods, the Deployment can come before what they read: its
+		// name is the agent's, so the API server lets one creator through.
+		_, err := deployments.Create(ctx, r.deployment(b, 0, false), metav1.CreateOptions{FieldManager: managedByValue})
+		switch {
+		case apierrors.IsAlreadyExists(err) && spec.CreateOnly:
+			return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
+		case apierrors.IsAlreadyExists(err):
+			return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
+				"another provider process created the agent at the same time; apply again")
+		case err != nil:
+			return agentruntime.Agent{}, r.clusterError(op, id, err)
+		}
+	}
+	if err := r.putConfigMap(ctx, op, id, r.configMap(b)); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	if err := r.putSecret(ctx, op, id, data); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	if err := r.putService(ctx, op, id, r.service(b)); err != nil {
+		return agentruntime.Agent{}, err
+	}
+	if existing != nil {
+		err := r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
+			want := r.deployment(b, *d.Spec.Replicas, wasStarted(d))
+			d.Labels, d.Annotations, d.Spec = want.Labels, want.Annotations, want.Spec
+		})
+		if err != nil {
+			return agentruntime.Agent{}, err
+		}
+	}
+	return r.Get(ctx, id)
+}
+
+// portFor is the config's http_port when set, else the port the agent
+// has, else preferred when no other agent of the scope has it, else the
+// lowest port from firstServicePort that none has.
+func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Config, existing *appsv1.Deployment, preferred int) (int, error) {
+	if cfg.Server.HTTPPort > 0 {
+		return cfg.Server.HTTPPort, nil
+	}
+	if existing != nil {
+		if p, err := strconv.Atoi(existing.Annotations[annotationPort]); err == nil && p > 0 {
+			return p, nil
+		}
+	}
+	list, err := r.cs.AppsV1().Deployments(r.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: r.scopeSelector()})
+	if err != nil {
+		return 0, r.clusterError(op, cfg.ID(), err)
+	}
+	held := map[int]bool{}
+	for _, d := range list.Items {
+		if p, err := strconv.Atoi(d.Annotations[annotationPort]); err == nil && d.Labels[labelAgentID] != cfg.ID() {
+			held[p] = true
+		}
+	}
+	if preferred > 0 && !held[preferred] {
+		return preferred, nil
+	}
+	port := firstServicePort
+	for held[port] {
+		port++
+	}
+	return port, nil
+}
+
+func wasStarted(d *appsv1.Deployment) bool { return d.Annotations[annotationStarted] != "" }
+
+// Start scales the agent's Deployment up, its Secret first given the
+// allowlisted variables' values this process sees now.
+func (r *Runtime) Start(ctx context.Context, id string) error {
+	const op = "start"
+	lock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	d, err := r.getDeployment(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	if *d.Spec.Replicas > 0 {
+		return agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "the agent is already running (deployment %s/%s)", d.Namespace, d.Name)
+	}
+	if err := r.refreshInjected(ctx, op, id, splitList(d.Annotations[annotationInjectedEnv])); err != nil {
+		return err
+	}
+	return r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
+		d.Spec.Replicas = ptr(int32(1))
+		d.Annotations[annotationStarted] = "true"
+	})
+}
+
+// Stop scales the agent's Deployment to zero and waits until its pods are
+// gone, keeping what they logged; a stopped agent is success.
+func (r *Runtime) Stop(ctx context.Context, id string) error {
+	lock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	return r.stop(ctx, "stop", id)
+}
+
+func (r *Runtime) stop(ctx context.Context, op, id string) error {
+	d, err := r.getDeployment(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	pods, err := r.pods(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	// Followed from before the stop, each pod's log ends with its last
+	// line, written on the way out, and survives the pod.
+	capture := r.follow(ctx, pods)
+	if *d.Spec.Replicas > 0 {
+		if err := r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) { d.Spec.Replicas = ptr(int32(0)) }); err != nil {
+			capture.cancel()
+			return err
+		}
+	}
+	waitErr := r.waitPodsGone(ctx, op, id)
+	logs := capture.wait()
+	if err := r.keepLogs(op, id, logs); err != nil {
+		return errors.Join(waitErr, err)
+	}
+	return waitErr
+}
+
+// waitPodsGone waits until no pod of the agent is left, for at most the
+// grace period and the time the cluster takes to remove a pod.
+func (r *Runtime) waitPodsGone(ctx context.Context, op, id string) error {
+	limit := r.opts.StopGracePeriod + time.Minute
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
+		pods, err := r.pods(ctx, op, id)
+		return err == nil && len(pods) == 0, nil
+	})
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"the agent's pods were not gone within %s of being asked to stop: see kubectl -n %s get pods -l %s=%s", limit, r.opts.Namespace, labelAgentID, id)
+	}
+	return nil
+}
+
+// Health probes the agent now.
+func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
+	a, err := r.Get(ctx, id)
+	return a.Health, err
+}
+
+// Get returns the agent as the cluster sees it, with its health.
+func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
+	const op = "get"
+	d, err := r.getDeployment(ctx, op, id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	cm, err := r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Get(ctx, r.objectName(id), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		cm, err = nil, nil
+	}
+	if err != nil {
+		return agentruntime.Agent{}, r.clusterError(op, id, err)
+	}
+	pods, err := r.pods(ctx, op, id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	return r.agent(ctx, d, cm, pods), nil
+}
+
+// Recover finds the agents of earlier processes by their labels; the
+// cluster kept them, so they are adopted as they are.
+func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
+	list, err := r.cs.AppsV1().Deployments(r.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: r.scopeSelector()})
+	if err != nil {
+		return agentruntime.Recovery{}, r.clusterError("recover", "", err)
+	}
+	ids := make([]string, 0, len(list.Items))
+	for _, d := range list.Items {
+		ids = append(ids, d.Labels[labelAgentID])
+	}
+	sort.Strings(ids)
+	return agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: ids}, nil
+}
+
+// List returns every agent of this scope, sorted by id, probing the
+// running ones concurrently: three list calls read every agent.
+func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
+	const op = "list"
+	opts := metav1.ListOptions{LabelSelector: r.scopeSelector()}
+	deps, err := r.cs.AppsV1().Deployments(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return nil, r.clusterError(op, "", err)
+	}
+	cms, err := r.cs.CoreV1().ConfigMaps(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return nil, r.clusterError(op, "", err)
+	}
+	pods, err := r.cs.CoreV1().Pods(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return nil, r.clusterError(op, "", err)
+	}
+	configs := map[string]*corev1.ConfigMap{}
+	for i := range cms.Items {
+		configs[cms.Items[i].Labels[labelAgentID]] = &cms.Items[i]
+	}
+	podsOf := map[string][]corev1.Pod{}
+	for _, p := range pods.Items {
+		podsOf[p.Labels[labelAgentID]] = append(podsOf[p.Labels[labelAgentID]], p)
+	}
+	agents := make([]agentruntime.Agent, len(deps.Items))
+	var wg sync.WaitGroup
+	for i := range deps.Items {
+		d := &deps.Items[i]
+		id := d.Labels[labelAgentID]
+		wg.Go(func() { agents[i] = r.agent(ctx, d, configs[id], podsOf[id]) })
+	}
+	wg.Wait()
+	sort.Slice(agents, func(i, j int) bool { return agents[i].ID < agents[j].ID })
+	return agents, nil
+}
+
+// Deprovision deletes every object of the agent and waits until they and
+// its pods are gone; an unknown id is success.
+func (r *Runtime) Deprovision(ctx context.Context, id string) error {
+	const op = "deprovision"
+	lock, err := r.lock(ctx, id)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	if _, err := r.getDeployment(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		return err
+	}
+	name := r.objectName(id)
+	foreground := metav1.DeletePropagationForeground
+	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
+	deletes := []func() error{
+		func() error { return r.cs.AppsV1().Deployments(r.opts.Namespace).Delete(ctx, name, del) },
+		func() error { return r.cs.CoreV1().Services(r.opts.Namespace).Delete(ctx, name, del) },
+		func() error { return r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Delete(ctx, name, del) },
+		func() error { return r.cs.CoreV1().Secrets(r.opts.Namespace).Delete(ctx, name, del) },
+	}
+	for _, d := range deletes {
+		if err := d(); err != nil && !apierrors.IsNotFound(err) {
+			return r.clusterError(op, id, err)
+		}
+	}
+	if err := r.waitPodsGone(ctx, op, id); err != nil {
+		return err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "deployment %s/%s was not gone within a minute of its deletion", r.opts.Namespace, name)
+	}
+	if err := r.removeLogs(op, id); err != nil {
+		return err
+	}
+	// The agent is gone for good, and its lock file with it.
+	if err := lock.Remove(); err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	return nil
+}
+
+// agent is the runtime's view of the agent's objects; running ones are probed.
+func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.ConfigMap, pods []corev1.Pod) agentruntime.Agent {
+	ann := d.Annotations
+	port, _ := strconv.Atoi(ann[annotationPort])
+	a := agentruntime.Agent{
+		ID:           d.Labels[labelAgentID],
+		Name:         ann[annotationName],
+		Endpoint:     ann[annotationEndpoint],
+		Port:         port,
+		ConfigSHA256: ann[annotationConfigSHA],
+		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
+		EnvAllowlist: ann[annotationAllowlist],
+	}
+	a.CardURL = card.CardURL(a.Endpoint)
+	if cm != nil {
+		if raw, ok := cm.Data[configKey]; ok {
+			a.Config = []byte(raw)
+		}
+	}
+	switch {
+	case d.Spec.Replicas != nil && *d.Spec.Replicas > 0:
+		a.Running, a.Instance = true, instance(pods)
+		a.Health = agentruntime.HealthUnhealthy
+		if d.Status.AvailableReplicas > 0 {
+			check := r.probe(ctx, a.ID, port)
+			a.Card, a.CardError = check.Card, check.Err
+			if check.Healthy() {
+				a.Health = agentruntime.HealthHealthy
+			}
+		}
+	case wasStarted(d):
+		a.Health = agentruntime.HealthStopped
+	default:
+		a.Health = agentruntime.HealthProvisioned
+	}
+	return a
+}
+
+// instance names the agent's pods that are not on their way out, sorted.
+func instance(pods []corev1.Pod) string {
+	var names []string
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
+
+// serviceProxy is the base URL of the API server's proxy to the agent's
+// Service on port.
+func (r *Runtime) serviceProxy(id string, port int) string {
+	u, err := url.JoinPath(r.rest.Host, r.rest.APIPath, "api/v1/namespaces", r.opts.Namespace,
+		"services", "http:"+r.objectName(id)+":"+strconv.Itoa(port), "proxy")
+	if err != nil {
+		return ""
+	}
+	return u + "/"
+}
+
+// probe fetches the agent's card through the API server's proxy to its
+// Service: the advertised URL names the Service inside the cluster, which
+// the provider may not reach.
+func (r *Runtime) probe(ctx context.Context, id string, port int) agentruntime.CardCheck {
+	return agentruntime.CheckCardVia(ctx, r.proxy, r.serviceProxy(id, port), []string{card.WellKnownPath})
+}
+
+// getDeployment returns the agent's Deployment, or a NotFound error.
+func (r *Runtime) getDeployment(ctx context.Context, op, id string) (*appsv1.Deployment, error) {
+	d, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Get(ctx, r.objectName(id), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, agentruntime.NotFound(op, id)
+	}
+	if err != nil {
+		return nil, r.clusterError(op, id, err)
+	}
+	if err := r.checkOwned(op, id, "deployment", d.ObjectMeta); err != nil {
+		return nil, err
+	}
+	if d.Spec.Replicas == nil {
+		d.Spec.Replicas = ptr(int32(1))
+	}
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	return d, nil
+}
+
+// checkOwned refuses an object of the agent's name that this adapter did
+// not create for the agent.
+func (r *Runtime) checkOwned(op, id, kind string, m metav1.ObjectMeta) error {
+	l := m.Labels
+	if l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
+			"%s %s/%s was not created for this agent by terraform-provider-a2a: delete or rename it, or rename the agent", kind, m.Namespace, m.Name)
+	}
+	return nil
+}
+
+// updateDeployment applies change to the agent's Deployment, again on a
+// fresh copy whenever another writer got there first.
+func (r *Runtime) updateDeployment(ctx context.Context, op, id string, change func(*appsv1.Deployment)) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := r.getDeployment(ctx, op, id)
+		if err != nil {
+			return err
+		}
+		change(d)
+		_, err = r.cs.AppsV1().Deployments(r.opts.Namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: managedByValue})
+		return err
+	})
+	var rerr *agentruntime.Error
+	if err == nil || errors.As(err, &rerr) {
+		return err
+	}
+	return r.clusterError(op, id, err)
+}
+
+func (r *Runtime) putConfigMap(ctx context.Context, op, id string, want *corev1.ConfigMap) error {
+	api := r.cs.CoreV1().ConfigMaps(r.opts.Namespace)
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
+	case err == nil:
+		if err := r.checkOwned(op, id, "configmap", have.ObjectMeta); err != nil {
+			return err
+		}
+		want.ResourceVersion = have.ResourceVersion
+		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
+	}
+	if err != nil {
+		return r.clusterError(op, id, err)
+	}
+	return nil
+}
+
+func (r *Runtime) putSecret(ctx context.Context, op, id string, data map[string][]byte) error {
+	want := &corev1.Secret{ObjectMeta: r.meta(id), Type: corev1.SecretTypeOpaque, Data: data}
+	api := r.cs.CoreV1().Secrets(r.opts.Namespace)
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
+	case err == nil:
+		if err := r.checkOwned(op, id, "secret", have.ObjectMeta); err != nil {
+			return err
+		}
+		want.ResourceVersion = have.ResourceVersion
+		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
+	}
+	if err != nil {
+		return r.clusterError(op, id, err)
+	}
+	return nil
+}
+
+// refreshInjected gives the agent's Secret the values the allowlisted
+// variables have in this process's environment now; the write-only values
+// stay as provisioned.
+func (r *Runtime) refreshInjected(ctx context.Context, op, id string, injected []string) error {
+	api := r.cs.CoreV1().Secrets(r.opts.Namespace)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := api.Get(ctx, r.objectName(id), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := r.checkOwned(op, id, "secret", s.ObjectMeta); err != nil {
+			return err
+		}
+		data := map[string][]byte{}
+		if v, ok := s.Data[secretKey]; ok {
+			data[secretKey] = v
+		}
+		fresh, err := secretData(blueprint{injected: injected}, nil)
+		if err != nil {
+			return err
+		}
+		for k, v := range fresh {
+			data[k] = v
+		}
+		s.Data = data
+		_, err = api.Update(ctx, s, metav1.UpdateOptions{FieldManager: managedByValue})
+		return err
+	})
+	var rerr *agentruntime.Error
+	switch {
+	case err == nil || errors.As(err, &rerr):
+		return err
+	case apierrors.IsNotFound(err):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"secret %s/%s of the agent is gone (deleted outside Terraform?): apply again to recreate it", r.opts.Namespace, r.objectName(id))
+	default:
+		return r.clusterError(op, id, err)
+	}
+}
+
+func (r *Runtime) putService(ctx context.Context, op, id string, want *corev1.Service) error {
+	api := r.cs.CoreV1().Services(r.opts.Namespace)
+	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
+	case err == nil:
+		if err := r.checkOwned(op, id, "service", have.ObjectMeta); err != nil {
+			return err
+		}
+		// The addresses the cluster gave the Service stay with it.
+		want.ResourceVersion = have.ResourceVersion
+		want.Spec.ClusterIP, want.Spec.ClusterIPs = have.Spec.ClusterIP, have.Spec.ClusterIPs
+		want.Spec.IPFamilies, want.Spec.IPFamilyPolicy = have.Spec.IPFamilies, have.Spec.IPFamilyPolicy
+		if want.Spec.Type == have.Spec.Type && len(have.Spec.Ports) == 1 && have.Spec.Ports[0].Port == want.Spec.Ports[0].Port {
+			want.Spec.Ports[0].NodePort = have.Spec.Ports[0].NodePort
+		}
+		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
+	}
+	if err != nil {
+		return r.clusterError(op, id, err)
+	}
+	return nil
+}
+
+// pods lists the agent's pods.
+func (r *Runtime) pods(ctx context.Context, op, id string) ([]corev1.Pod, error) {
+	sel := metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: r.selector(id)})
+	list, err := r.cs.CoreV1().Pods(r.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return nil, r.clusterError(op, id, err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool {
+		a, b := list.Items[i], list.Items[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	return list.Items, nil
+}
+
+// clusterError says what the API server answered and what to do about it.
+func (r *Runtime) clusterError(op, id string, err error) error {
+	switch {
+	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
+			"the kubeconfig's credentials may not do this in namespace %q of the cluster at %s: grant them deployments, services, configmaps, secrets and pods (with pods/log and services/proxy) there, or use another context",
+			r.opts.Namespace, r.rest.Host)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "the Kubernetes API server at %s did not answer in time", r.rest.Host)
+	default:
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "the Kubernetes API server at %s refused or failed the request", r.rest.Host)
+	}
+}
+
+// lock gives one operation at a time on an agent, within this process and
+// between processes sharing the state dir; the API server's unique names
+// and resource versions guard against any other writer.
+func (r *Runtime) lock(ctx context.Context, id string) (*statedir.KeyLock, error) {
+	lock, err := r.opts.StateDir.LockKey(ctx, "kube-"+r.opts.Namespace+"-"+r.objectName(id))
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, "lock", id, err, "another operation on the agent did not finish in time")
+	}
+	return lock, nil
+}
+
+// splitList reads a comma-separated annotation; empty is no names.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// PlannedAddress is the address Provision gives the agent whose config
+// fixes its port: the Service's name in the cluster, or the config's
+// advertised_url.
+func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
+	if cfg.Runtime.External() {
+		return agentruntime.Address{}, false
+	}
+	return agentruntime.FixedAddress(cfg, r.serviceHost(cfg.ID()))
+}

@@ -1,0 +1,547 @@
+#!/usr/bin/env bash
+# A real single-node Kubernetes cluster on this machine for the kubernetes
+# adapter's tests, with nothing pulled from a registry:
+#
+#   scripts/kube-cluster.sh up               build what is missing, start, print the kubeconfig path
+#   scripts/kube-cluster.sh env              print `export KUBECONFIG=...` for a cluster that is up
+#   scripts/kube-cluster.sh load IMAGE_TAR   import an OCI archive into the node's image store
+#   scripts/kube-cluster.sh image REF BINARY OUT_TAR
+#                                            pack a static provider binary as an agent base image
+#   scripts/kube-cluster.sh status           show what runs
+#   scripts/kube-cluster.sh down             stop everything, undo every change made to the host
+#
+# The Kubernetes components are built once from the Go module proxy (the
+# published k8s.io/kubernetes module, its staging modules replaced by their
+# published versions), containerd likewise (Debian's lacks the CRI plugin);
+# etcd, runc and the CNI plugins come from Debian (etcd-server runc
+# containernetworking-plugins conntrack iptables, and openssl). Images are
+# never pulled: pods use imagePullPolicy Never on archives loaded with `load`.
+# Run as root. Builds are kept under KUBE_CLUSTER_HOME (default
+# ~/.cache/kube-cluster: bin/, images/, build/); a running cluster lives in
+# its state/, which `down` removes.
+set -euo pipefail
+
+HOME_DIR=${KUBE_CLUSTER_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/kube-cluster}
+K8S_VERSION=${K8S_VERSION:-v1.37.2}
+CONTAINERD_VERSION=${CONTAINERD_VERSION:-v2.4.2}
+CRICTL_VERSION=${CRICTL_VERSION:-v1.37.0}
+PAUSE_IMAGE=registry.k8s.io/pause:3.10.2
+APISERVER_PORT=${APISERVER_PORT:-6443}
+ETCD_PORT=${ETCD_PORT:-23790}
+POD_CIDR=${POD_CIDR:-10.244.0.0/24}
+SERVICE_CIDR=${SERVICE_CIDR:-10.96.0.0/16}
+BRIDGE=${BRIDGE:-cni0}
+RUNC=$(command -v runc || echo /usr/sbin/runc)
+ETCD=$(command -v etcd || echo /usr/bin/etcd)
+CNI_BIN=${CNI_BIN:-/usr/lib/cni}
+NODE=$(hostname | tr '[:upper:]' '[:lower:]')
+# Kubelet refuses a loopback node address: the node is this host's
+# address on its default route; nothing listens on it but kubelet.
+NODE_IP=${NODE_IP:-$(ip -4 route get 1.1.1.1 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "src") {print $(i + 1); exit}}')}
+
+BIN=$HOME_DIR/bin
+IMAGES=$HOME_DIR/images
+STATE=$HOME_DIR/state
+PKI=$STATE/pki
+RUN=$STATE/run
+LOGS=$STATE/logs
+KUBECONFIG_FILE=$STATE/admin.kubeconfig
+SOCK=$STATE/containerd/containerd.sock
+# containerd refuses a shim socket dir longer than a unix socket path allows.
+SHIM_DIR=${SHIM_DIR:-/run/a2a-kube-cluster-shims}
+# What the host looked like before `up`, kept outside state/ so that a
+# `down` after a crash still finds it.
+HOST_BEFORE=$HOME_DIR/host-before-up
+export PATH=$BIN:$PATH
+
+say() { printf '%s kube-cluster: %s\n' "$(date +%T)" "$*" >&2; }
+fail() {
+  say "$*"
+  local f
+  for f in "$LOGS"/*.log; do
+    [[ -f $f ]] && { printf -- '--- last lines of %s\n' "$f" >&2; tail -n 5 "$f" | cut -c1-300 >&2; }
+  done
+  exit 1
+}
+
+# ------------------------------------------------------------------ build
+build() {
+  local b missing=0
+  for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do [[ -x $BIN/$b ]] || missing=1; done
+  if [[ $missing == 1 || $(cat "$BIN/.k8s-version" 2>/dev/null) != "$K8S_VERSION" ]]; then
+    say "building Kubernetes $K8S_VERSION (the first time takes several minutes)"
+    local mod=$HOME_DIR/build/k8s-$K8S_VERSION gomod staging
+    mkdir -p "$mod" "$BIN"
+    gomod=$(cd / && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')
+    [[ -f $gomod ]] || fail "cannot download k8s.io/kubernetes@$K8S_VERSION from the module proxy"
+    staging="v0.$(cut -d. -f2,3 <<<"${K8S_VERSION#v}")"
+    {
+      printf 'module k8sbuild\n\n%s\n\nrequire k8s.io/kubernetes %s\n\nreplace (\n' "$(grep -m1 '^go ' "$gomod")" "$K8S_VERSION"
+      # k8s.io/kubernetes requires its staging modules as v0.0.0: point each at its release.
+      awk -v v="$staging" '/^require \(/ {on=1; next} on && /^\)/ {on=0} on && $1 ~ /^k8s\.io\// && $2 == "v0.0.0" {print "\t" $1 " => " $1 " " v}' "$gomod"
+      printf ')\n'
+    } >"$mod/go.mod"
+    printf '//go:build tools\n\npackage tools\n\nimport (\n' >"$mod/tools.go"
+    for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
+      printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$b" >>"$mod/tools.go"
+    done
+    printf ')\n' >>"$mod/tools.go"
+    local ldflags="-s -w" p
+    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      ldflags+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$(cut -d. -f2 <<<"$K8S_VERSION") -X $p.gitTreeState=clean"
+    done
+    (cd "$mod" && go mod tidy && CGO_ENABLED=0 go build -ldflags "$ldflags" -o "$BIN/" \
+      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubectl)
+    echo "$K8S_VERSION" >"$BIN/.k8s-version"
+  fi
+  if [[ ! -x $BIN/containerd || ! -x $BIN/containerd-shim-runc-v2 || ! -x $BIN/ctr ||
+        $(cat "$BIN/.containerd-version" 2>/dev/null) != "$CONTAINERD_VERSION" ]]; then
+    say "building containerd $CONTAINERD_VERSION"
+    (cd / && GOBIN=$BIN CGO_ENABLED=0 go install -ldflags "-s -w" -tags "no_btrfs no_devmapper no_zfs" \
+      "github.com/containerd/containerd/v2/cmd/containerd@$CONTAINERD_VERSION" \
+      "github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$CONTAINERD_VERSION" \
+      "github.com/containerd/containerd/v2/cmd/ctr@$CONTAINERD_VERSION")
+    echo "$CONTAINERD_VERSION" >"$BIN/.containerd-version"
+  fi
+  if [[ ! -x $BIN/crictl ]]; then
+    say "building crictl $CRICTL_VERSION"
+    (cd / && GOBIN=$BIN CGO_ENABLED=0 go install -ldflags "-s -w" "sigs.k8s.io/cri-tools/cmd/crictl@$CRICTL_VERSION")
+  fi
+  if [[ ! -f $IMAGES/pause.tar ]]; then
+    say "building the pause image"
+    local src=$HOME_DIR/build/pause
+    mkdir -p "$src" "$IMAGES"
+    printf 'module pause\n\ngo 1.24\n' >"$src/go.mod"
+    cat >"$src/main.go" <<'EOF'
+// pause holds a pod's namespaces: it waits for SIGTERM or SIGINT and reaps
+// the children it inherits.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGCHLD)
+	for s := range signals {
+		if s != syscall.SIGCHLD {
+			return
+		}
+		var status syscall.WaitStatus
+		for {
+			if pid, err := syscall.Wait4(-1, &status, syscall.WNOHANG, nil); pid <= 0 || err != nil {
+				break
+			}
+		}
+	}
+}
+EOF
+    (cd "$src" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "$src/pause" .)
+    pack "$PAUSE_IMAGE" "$src/pause" "$IMAGES/pause.tar" '["/pause"]' 0
+  fi
+}
+
+# pack REF BINARY OUT ENTRYPOINT_JSON USER: a one-layer OCI archive holding
+# BINARY at /<its name> and an empty /tmp.
+pack() {
+  local ref=$1 binary=$2 out=$3 entrypoint=$4 user=$5 work
+  # The name kubelet asks for: a bare name is Docker Hub's, as it reads it.
+  case ${ref%%/*} in
+    "$ref") ref=docker.io/library/$ref ;;
+    *.* | *:* | localhost) ;;
+    *) ref=docker.io/$ref ;;
+  esac
+  work=$(mktemp -d)
+  mkdir -p "$work/root/tmp" "$work/oci/blobs/sha256"
+  chmod 1777 "$work/root/tmp"
+  install -m 0755 "$binary" "$work/root/$(basename "$binary")"
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/root" -cf "$work/layer.tar" .
+  blob() { # blob FILE: store FILE as a blob, print its digest and size
+    local sum; sum=$(sha256sum "$1" | cut -d' ' -f1)
+    cp "$1" "$work/oci/blobs/sha256/$sum"
+    echo "$sum $(stat -c %s "$1")"
+  }
+  local layer layer_size config config_size manifest manifest_size
+  read -r layer layer_size < <(blob "$work/layer.tar")
+  printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":%s,"User":"%s","WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+    "$entrypoint" "$user" "$layer" >"$work/config.json"
+  read -r config config_size < <(blob "$work/config.json")
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' \
+    "$config" "$config_size" "$layer" "$layer_size" >"$work/manifest.json"
+  read -r manifest manifest_size < <(blob "$work/manifest.json")
+  printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"io.containerd.image.name":"%s","org.opencontainers.image.ref.name":"%s"}}]}' \
+    "$manifest" "$manifest_size" "$ref" "${ref##*:}" >"$work/oci/index.json"
+  echo '{"imageLayoutVersion":"1.0.0"}' >"$work/oci/oci-layout"
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/oci" -cf "$out" .
+  rm -rf "$work"
+}
+
+# image REF BINARY OUT: the provider's base image, whose entrypoint is the
+# agent host (`<binary> run`) as an unprivileged user.
+image() {
+  [[ $# == 3 ]] || usage
+  local staged; staged=$(mktemp -d)
+  cp "$2" "$staged/terraform-provider-a2a"
+  pack "$1" "$staged/terraform-provider-a2a" "$3" '["/terraform-provider-a2a","run"]' 65534:65534
+  rm -rf "$staged"
+}
+
+load() {
+  [[ $# == 1 && -f $1 ]] || usage
+  [[ -S $SOCK ]] || fail "the cluster is not up: run $0 up first"
+  # ctr warns of cgroup v1 on every call; that is no news here.
+  ctr --address "$SOCK" -n k8s.io images import --snapshotter overlayfs "$1" 2> >(grep -v "support for cgroup v1 is deprecated" >&2) >/dev/null
+}
+
+# -------------------------------------------------------------- processes
+# daemon NAME CMD...: starts CMD in a session of its own, logging to
+# logs/NAME.log; run/NAME.pid and run/NAME.exe tell it from a reused pid.
+daemon() {
+  local name=$1; shift
+  readlink -f "$(command -v "$1")" >"$RUN/$name.exe"
+  setsid "$@" >>"$LOGS/$name.log" 2>&1 </dev/null &
+  echo $! >"$RUN/$name.pid"
+}
+running() {
+  local pid; pid=$(cat "$RUN/$1.pid" 2>/dev/null) || return 1
+  [[ -n $pid && $(readlink "/proc/$pid/exe" 2>/dev/null) == "$(cat "$RUN/$1.exe" 2>/dev/null)" ]]
+}
+# halt SECONDS NAME...: SIGTERM, then SIGKILL whatever is left after SECONDS.
+halt() {
+  local wait=$1 name pid i pids=(); shift
+  for name in "$@"; do
+    if running "$name"; then pid=$(cat "$RUN/$name.pid"); pids+=("$pid"); kill -TERM "$pid" 2>/dev/null || true; fi
+  done
+  for ((i = 0; i < wait * 10; i++)); do
+    local alive=0
+    for pid in "${pids[@]}"; do [[ -e /proc/$pid ]] && alive=1; done
+    [[ $alive == 0 ]] && break
+    sleep 0.1
+  done
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for name in "$@"; do rm -f "$RUN/$name.pid" "$RUN/$name.exe"; done
+}
+# until_ok SECONDS WHAT CMD...: polls CMD until it succeeds.
+until_ok() {
+  local deadline=$((SECONDS + $1)) what=$2; shift 2
+  local name
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "timed out waiting for $what (logs in $LOGS)"
+    for name in "$RUN"/*.pid; do
+      name=$(basename "$name" .pid)
+      running "$name" || fail "$name exited while waiting for $what"
+    done
+    sleep 0.5
+  done
+}
+apiserver_ready() {
+  curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null
+}
+node_ready() {
+  [[ $(kubectl --kubeconfig "$KUBECONFIG_FILE" get node "$NODE" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null) == True ]]
+}
+
+# -------------------------------------------------------------------- pki
+certificates() {
+  mkdir -p "$PKI"
+  key() { openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/$1.key" 2>/dev/null; }
+  # cert NAME SUBJECT USAGE [SANS]
+  cert() {
+    key "$1"
+    {
+      echo "basicConstraints=CA:FALSE"
+      echo "keyUsage=critical,digitalSignature,keyEncipherment"
+      echo "extendedKeyUsage=$3"
+      [[ -z ${4:-} ]] || echo "subjectAltName=$4"
+    } >"$PKI/$1.ext"
+    openssl req -new -key "$PKI/$1.key" -subj "$2" 2>/dev/null |
+      openssl x509 -req -CA "$PKI/ca.crt" -CAkey "$PKI/ca.key" -CAcreateserial -days 365 -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
+  }
+  key ca
+  openssl req -x509 -new -key "$PKI/ca.key" -subj "/CN=a2a-test-cluster-ca" -days 365 -out "$PKI/ca.crt" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" 2>/dev/null
+  cert apiserver /CN=kube-apiserver serverAuth \
+    "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:localhost,DNS:$NODE,IP:127.0.0.1,IP:$NODE_IP,IP:${SERVICE_CIDR%.*/*}.1"
+  cert apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
+  cert kubelet-serving "/CN=$NODE" serverAuth "DNS:$NODE,DNS:localhost,IP:127.0.0.1,IP:$NODE_IP"
+  openssl ecparam -name prime256v1 -genkey -noout -out "$PKI/service-accounts.key" 2>/dev/null
+  openssl ec -in "$PKI/service-accounts.key" -pubout -out "$PKI/service-accounts.pub" 2>/dev/null
+  local who
+  for who in admin:/O=system:masters/CN=a2a-test-admin controller-manager:/CN=system:kube-controller-manager \
+             scheduler:/CN=system:kube-scheduler kubelet:/O=system:nodes/CN=system:node:$NODE; do
+    cert "${who%%:*}" "${who#*:}" clientAuth
+    kubeconfig "${who%%:*}" >"$STATE/${who%%:*}.kubeconfig"
+  done
+}
+kubeconfig() { # kubeconfig NAME: a kubeconfig for the client certificate NAME
+  cat <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: a2a-test
+  cluster: {server: "https://127.0.0.1:$APISERVER_PORT", certificate-authority-data: $(base64 -w0 "$PKI/ca.crt")}
+users:
+- name: $1
+  user: {client-certificate-data: $(base64 -w0 "$PKI/$1.crt"), client-key-data: $(base64 -w0 "$PKI/$1.key")}
+contexts:
+- name: a2a-test
+  context: {cluster: a2a-test, user: $1}
+current-context: a2a-test
+EOF
+}
+
+# ---------------------------------------------------------------- configs
+configs() {
+  mkdir -p "$STATE/containerd" "$STATE/cni/net.d" "$STATE/kubelet" "$STATE/pod-logs"
+  cat >"$STATE/containerd/config.toml" <<EOF
+version = 4
+root = "$STATE/containerd/root"
+state = "$STATE/containerd/state"
+temp = "$STATE/containerd/tmp"
+# NRI would listen on a socket outside the state dir; nothing here needs it.
+disabled_plugins = ["io.containerd.nri.v1.nri"]
+[plugins."io.containerd.server.v1.grpc"]
+  address = "$SOCK"
+[plugins."io.containerd.server.v1.ttrpc"]
+  address = "$SOCK.ttrpc"
+[plugins."io.containerd.server.v1.debug"]
+  address = ""
+[plugins."io.containerd.shim.v1.manager"]
+  socket_dir = "$SHIM_DIR"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$STATE/containerd/opt"
+[plugins."io.containerd.image-verifier.v1.bindir"]
+  bin_dir = "$STATE/containerd/verifiers"
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    sandbox = "$PAUSE_IMAGE"
+[plugins."io.containerd.cri.v1.runtime"]
+  # Hosts without CAP_SYS_RESOURCE cannot lower a process's oom_score_adj
+  # below their own, which kubelet asks for pause containers.
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  cdi_spec_dirs = ["$STATE/containerd/cdi"]
+  [plugins."io.containerd.cri.v1.runtime".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+        BinaryName = "$RUNC"
+        Root = "$STATE/containerd/runc"
+        SystemdCgroup = false
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = ["$CNI_BIN"]
+    conf_dir = "$STATE/cni/net.d"
+[plugins."io.containerd.grpc.v1.cri"]
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+EOF
+  # The firewall plugin lets pod traffic through a FORWARD chain whose
+  # policy is DROP, as Docker leaves it.
+  cat >"$STATE/cni/net.d/10-pods.conflist" <<EOF
+{"cniVersion": "1.0.0", "name": "a2a-test-pods", "plugins": [
+  {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+   "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam", "ranges": [[{"subnet": "$POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}},
+  {"type": "firewall", "backend": "iptables"}
+]}
+EOF
+  cat >"$STATE/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+containerRuntimeEndpoint: unix://$SOCK
+cgroupDriver: cgroupfs
+failCgroupV1: false
+failSwapOn: false
+oomScoreAdj: 0
+address: $NODE_IP
+port: ${KUBELET_PORT:-10250}
+healthzBindAddress: 127.0.0.1
+healthzPort: ${KUBELET_HEALTHZ_PORT:-10248}
+readOnlyPort: 0
+tlsCertFile: $PKI/kubelet-serving.crt
+tlsPrivateKeyFile: $PKI/kubelet-serving.key
+authentication: {anonymous: {enabled: false}, webhook: {enabled: true}, x509: {clientCAFile: $PKI/ca.crt}}
+authorization: {mode: Webhook}
+resolvConf: /etc/resolv.conf
+podLogsDir: $STATE/pod-logs
+rotateCertificates: false
+serializeImagePulls: false
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: "100Mi", nodefs.available: "1%", nodefs.inodesFree: "1%", imagefs.available: "1%"}
+syncFrequency: 10s
+nodeStatusUpdateFrequency: 5s
+EOF
+}
+
+# ------------------------------------------------------------- host state
+# Kubelet changes these sysctls; `down` puts them back.
+SYSCTLS="vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes"
+HOST_PATHS="/var/lib/kubelet /var/log/containers /var/log/pods /var/lib/cni /etc/kubernetes"
+remember_host() {
+  [[ -f $HOST_BEFORE ]] && return 0 # a crashed run's record is the pristine one
+  local k
+  {
+    for k in $SYSCTLS; do echo "sysctl $k $(sysctl -n "$k")"; done
+    for k in $HOST_PATHS; do [[ -e $k ]] && echo "path $k"; done
+    for k in /var/run/netns/*; do [[ -e $k ]] && echo "netns $k"; done
+    { iptables-save; ip6tables-save; } 2>/dev/null | grep -q '^:KUBE-' && echo "chains KUBE"
+    { iptables-save; ip6tables-save; } 2>/dev/null | grep -q '^:CNI-' && echo "chains CNI"
+    ls -d /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods >/dev/null 2>&1 && echo "cgroups kubepods"
+  } >"$HOST_BEFORE" || true
+}
+had() { grep -qx "$*" "$HOST_BEFORE" 2>/dev/null; }
+
+# drop_chains TOOL TABLE PATTERN: removes the jumps into the chains PATTERN
+# matches, then the chains.
+drop_chains() {
+  local tool=$1 table=$2 pattern=$3 rule chain
+  "$tool" -t "$table" -S 2>/dev/null | grep -E "^-A " | grep -vE "^-A ($pattern) " | grep -E -- "-j ($pattern)( |\$)" |
+    sed 's/^-A/-D/' | while read -r rule; do eval "$tool -t $table $rule" 2>/dev/null || true; done || true
+  for chain in $("$tool" -t "$table" -S 2>/dev/null | awk -v p="^($pattern)\$" '$1 == "-N" && $2 ~ p {print $2}'); do
+    "$tool" -t "$table" -F "$chain" 2>/dev/null || true
+  done
+  for chain in $("$tool" -t "$table" -S 2>/dev/null | awk -v p="^($pattern)\$" '$1 == "-N" && $2 ~ p {print $2}'); do
+    "$tool" -t "$table" -X "$chain" 2>/dev/null || true
+  done
+}
+
+restore_host() {
+  local kind a b tool table
+  if [[ -f $HOST_BEFORE ]]; then
+    while read -r kind a b; do [[ $kind == sysctl ]] && sysctl -qw "$a=$b" || true; done <"$HOST_BEFORE"
+  fi
+  for a in /var/run/netns/cni-*; do
+    [[ -e $a ]] && ! had "netns $a" && { umount "$a" 2>/dev/null || true; rm -f "$a"; }
+  done
+  [[ -d /var/log/containers ]] && find /var/log/containers -maxdepth 1 -type l -lname "$STATE/*" -delete 2>/dev/null || true
+  for a in $HOST_PATHS; do
+    had "path $a" || rm -rf "$a"
+  done
+  for tool in iptables ip6tables; do
+    for table in filter nat mangle; do
+      had "chains KUBE" || drop_chains "$tool" "$table" 'KUBE-[A-Za-z0-9_-]+'
+      had "chains CNI" || drop_chains "$tool" "$table" 'CNI-[A-Za-z0-9_-]+'
+    done
+  done
+  rm -f "$HOST_BEFORE"
+}
+
+# ----------------------------------------------------------------- up/down
+up() {
+  [[ $EUID == 0 ]] || fail "run as root: the node's containers need it"
+  [[ -n $NODE_IP ]] || fail "cannot tell this host's address: set NODE_IP"
+  if [[ -f $RUN/up ]] && running kube-apiserver && running kubelet && apiserver_ready; then
+    echo "$KUBECONFIG_FILE"
+    return 0
+  fi
+  [[ -d $STATE || -f $HOST_BEFORE ]] && { say "cleaning up after an earlier run"; down; }
+  build
+  local start=$SECONDS
+  mkdir -p "$RUN" "$LOGS"
+  remember_host
+  certificates
+  configs
+  daemon etcd "$ETCD" --name=a2a-test --data-dir="$STATE/etcd" \
+    --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" --initial-advertise-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" \
+    --initial-cluster="a2a-test=http://127.0.0.1:$((ETCD_PORT + 1))" --log-outputs=stderr
+  daemon containerd "$BIN/containerd" --config "$STATE/containerd/config.toml"
+  until_ok 60 etcd curl -sf "http://127.0.0.1:$ETCD_PORT/health"
+  daemon kube-apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address="$NODE_IP" --secure-port="$APISERVER_PORT" \
+    --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" --client-ca-file="$PKI/ca.crt" \
+    --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
+    --kubelet-certificate-authority="$PKI/ca.crt" --kubelet-preferred-address-types=InternalIP,Hostname \
+    --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$PKI/service-accounts.pub" \
+    --service-account-signing-key-file="$PKI/service-accounts.key" --service-cluster-ip-range="$SERVICE_CIDR" \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --v=1
+  until_ok 60 containerd ctr --address "$SOCK" version
+
+  load "$IMAGES/pause.tar"
+  until_ok 120 kube-apiserver apiserver_ready
+  daemon kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$STATE/controller-manager.kubeconfig" \
+    --secure-port=0 --leader-elect=false --use-service-account-credentials=true \
+    --service-account-private-key-file="$PKI/service-accounts.key" --root-ca-file="$PKI/ca.crt" \
+    --allocate-node-cidrs=true --cluster-cidr="$POD_CIDR" --node-cidr-mask-size=24 --service-cluster-ip-range="$SERVICE_CIDR" --v=1
+  daemon kube-scheduler "$BIN/kube-scheduler" --kubeconfig="$STATE/scheduler.kubeconfig" --secure-port=0 --leader-elect=false --v=1
+  # Mount propagation for pod volumes, without touching the host's own mounts.
+  mount --bind "$STATE/kubelet" "$STATE/kubelet" && mount --make-rshared "$STATE/kubelet"
+  daemon kubelet "$BIN/kubelet" --config="$STATE/kubelet.yaml" --kubeconfig="$STATE/kubelet.kubeconfig" \
+    --root-dir="$STATE/kubelet" --hostname-override="$NODE" --node-ip="$NODE_IP" --v=1
+  until_ok 180 "node $NODE to be Ready" node_ready
+  until_ok 60 "the default service account" kubectl --kubeconfig "$KUBECONFIG_FILE" get serviceaccount default
+  touch "$RUN/up"
+  say "up in $((SECONDS - start))s"
+  echo "$KUBECONFIG_FILE"
+}
+
+down() {
+  [[ $EUID == 0 ]] || fail "run as root"
+  [[ -d $STATE || -f $HOST_BEFORE ]] || { say "nothing is up"; return 0; }
+  local start=$SECONDS pid cmd mount group
+  mkdir -p "$RUN"
+  halt 30 kube-controller-manager kube-scheduler kubelet
+  # Pods removed through the runtime, so that CNI releases their addresses and rules.
+  if running containerd; then
+    timeout 90 crictl --runtime-endpoint "unix://$SOCK" --timeout 60s rmp --all --force >/dev/null 2>&1 || say "could not remove every pod (continuing)"
+  fi
+  halt 20 containerd
+  # Shims outlive containerd; ours name our socket.
+  for pid in /proc/[0-9]*; do
+    cmd=$( { tr '\0' ' ' <"$pid/cmdline"; } 2>/dev/null) || continue
+    [[ $cmd == *containerd-shim-runc-v2*"-address $SOCK "* ]] && kill -KILL "${pid#/proc/}" 2>/dev/null || true
+  done
+  if ! had "cgroups kubepods"; then
+    for group in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+      [[ -d $group ]] || continue
+      for pid in $(find "$group" -name cgroup.procs -exec cat {} + 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+    done
+    sleep 0.5
+    for group in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+      [[ -d $group ]] && find "$group" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+    done
+  fi
+  halt 20 kube-apiserver etcd
+  awk -v s="$STATE/" 'index($5, s) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r mount; do
+    umount "$mount" 2>/dev/null || umount -l "$mount" 2>/dev/null || true
+  done
+  ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE" || true
+  restore_host
+  rm -rf "$STATE" "$SHIM_DIR"
+  say "down in $((SECONDS - start))s"
+}
+
+status() {
+  local c
+  for c in etcd containerd kube-apiserver kube-controller-manager kube-scheduler kubelet; do
+    if running "$c"; then echo "$c: running (pid $(cat "$RUN/$c.pid"))"; else echo "$c: stopped"; fi
+  done
+  apiserver_ready && kubectl --kubeconfig "$KUBECONFIG_FILE" get nodes -o wide || true
+}
+
+env_() {
+  [[ -f $RUN/up ]] || fail "the cluster is not up: run $0 up first"
+  echo "export KUBECONFIG=$KUBECONFIG_FILE"
+}
+
+usage() {
+  echo "usage: $0 up | down | env | status | load IMAGE_TAR | image REF BINARY OUT_TAR" >&2
+  exit 2
+}
+
+case ${1:-} in
+  up) up ;;
+  down) down ;;
+  env) env_ ;;
+  status) status ;;
+  load) shift; load "$@" ;;
+  image) shift; image "$@" ;;
+  *) usage ;;
+esac
