@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
@@ -61,8 +62,9 @@ func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"local":     localBlock(),
-			"container": containerBlock(),
+			"local":      localBlock(),
+			"container":  containerBlock(),
+			"kubernetes": kubernetesBlock(),
 		},
 	}
 }
@@ -151,6 +153,57 @@ func containerBlock() schema.Block {
 	}
 }
 
+func kubernetesBlock() schema.Block {
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Runs each agent on a Kubernetes cluster: a Deployment of hardened pods, a Service, a ConfigMap " +
+			"holding its config and a Secret holding its write-only and allowlisted values. The provider reaches the cluster " +
+			"through its API server alone. Conflicts with `local` and `container`.",
+		Attributes: map[string]schema.Attribute{
+			"kubeconfig": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Path of the kubeconfig file. Default: the files `$KUBECONFIG` lists, then `~/.kube/config`, as kubectl reads them.",
+			},
+			"context": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Kubeconfig context to use. Default: the kubeconfig's current context.",
+			},
+			"namespace": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Namespace that holds the agents' objects; it must exist. " + defaultIs(kube.DefaultNamespace),
+				Validators:          []validator.String{errorValidator("Invalid namespace", kube.ValidateNamespace)},
+			},
+			"base_image": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Image agents run: the provider's own static linux build as its entrypoint with the `run` " +
+					"argument, which the cluster can pull or already has. Required.",
+				Validators: []validator.String{notEmptyValidator("no image at all: base_image is required")},
+			},
+			"image_pull_policy": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "When the cluster pulls `base_image`: `Always`, `IfNotPresent` or `Never`. " + defaultIs(kube.DefaultPullPolicy),
+				Validators:          []validator.String{stringvalidator.OneOf(kube.PullPolicies...)},
+			},
+			"service_type": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Type of each agent's Service: `ClusterIP`, `NodePort` or `LoadBalancer`. " + defaultIs(kube.DefaultServiceType),
+				Validators:          []validator.String{stringvalidator.OneOf(kube.ServiceTypes...)},
+			},
+			"scope": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Label that separates the agents of configurations sharing one namespace; part of every object's name " +
+					"unless it is the default. " + defaultIs(kube.DefaultScope),
+				Validators: []validator.String{errorValidator("Invalid scope", kube.ValidateScope)},
+			},
+			"stop_grace_period": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "How long an agent's pod may take to exit after SIGTERM, as a duration such as `\"10s\"`. " +
+					defaultIs(kube.DefaultStopGracePeriod.String()),
+				Validators: []validator.String{durationValidator()},
+			},
+		},
+	}
+}
+
 func hardeningBlock() schema.Block {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Restrictions on agent containers. Every restriction is on by default; memory and CPU limits are opt-in.",
@@ -196,7 +249,7 @@ func defaultIs(value string) string { return fmt.Sprintf("Default: `%q`.", value
 
 func (p *a2aProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
 	return []provider.ConfigValidator{
-		providervalidator.Conflicting(path.MatchRoot("local"), path.MatchRoot("container")),
+		providervalidator.Conflicting(path.MatchRoot("local"), path.MatchRoot("container"), path.MatchRoot("kubernetes")),
 	}
 }
 
@@ -212,8 +265,11 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		return
 	}
 	adapter := "local"
-	if s.container != nil {
+	switch {
+	case s.container != nil:
 		adapter = "container"
+	case s.kubernetes != nil:
+		adapter = "kubernetes"
 	}
 	ctx = tflog.SetField(ctx, "state_dir", s.stateDir)
 	ctx = tflog.SetField(ctx, "adapter", adapter)

@@ -26,6 +26,14 @@ func TestProviderBlockValidation(t *testing.T) {
 		{"negative grace period", "local {\n    stop_grace_period = \"-1s\"\n  }", `must be greater than zero`},
 		{"empty state dir", "state_dir = \"\"", `(?s)Empty value.*Leave the attribute out to use the default\s+state\s+directory`},
 		{"bad restart policy", "container {\n    restart_policy = \"sometimes\"\n  }", `(?s)restart_policy.*value must be one of`},
+		{"kubernetes and container", "kubernetes {\n    base_image = \"a2a:1\"\n  }\n  container {}", `(?s)These attributes cannot be configured together.*container.*kubernetes`},
+		{"kubernetes without an image", "kubernetes {}", `(?s)No base image.*set base_image`},
+		{"kubernetes empty image", "kubernetes {\n    base_image = \"\"\n  }", `(?s)Empty value.*base_image is required`},
+		{"bad namespace", "kubernetes {\n    base_image = \"a2a:1\"\n    namespace = \"Agents\"\n  }", `(?s)Invalid namespace.*"Agents" is not a valid namespace name`},
+		{"bad scope", "kubernetes {\n    base_image = \"a2a:1\"\n    scope = \"team_a\"\n  }", `(?s)Invalid scope.*"team_a" is not usable`},
+		{"bad pull policy", "kubernetes {\n    base_image = \"a2a:1\"\n    image_pull_policy = \"Sometimes\"\n  }", `(?s)image_pull_policy.*value must be one of`},
+		{"bad service type", "kubernetes {\n    base_image = \"a2a:1\"\n    service_type = \"Ingress\"\n  }", `(?s)service_type.*value must be one of`},
+		{"bad kubernetes grace period", "kubernetes {\n    base_image = \"a2a:1\"\n    stop_grace_period = \"soon\"\n  }", `"soon" is not a duration`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

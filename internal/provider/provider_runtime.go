@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
@@ -59,11 +60,16 @@ func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 		return nil, fmt.Errorf("open state dir %s: %w", s.stateDir, err)
 	}
 	var rt agentruntime.Runtime
-	if s.container != nil {
+	switch {
+	case s.container != nil:
 		opts := *s.container
 		opts.StateDir = dir
 		rt, err = container.New(ctx, opts)
-	} else {
+	case s.kubernetes != nil:
+		opts := *s.kubernetes
+		opts.StateDir = dir
+		rt, err = kube.New(ctx, opts)
+	default:
 		opts := s.local
 		opts.StateDir = dir
 		rt, err = local.New(opts)

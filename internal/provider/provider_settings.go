@@ -11,6 +11,7 @@ import (
 	containertypes "github.com/moby/moby/api/types/container"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
@@ -29,9 +30,21 @@ var restartPolicies = []string{
 }
 
 type providerModel struct {
-	StateDir  types.String    `tfsdk:"state_dir"`
-	Local     *localModel     `tfsdk:"local"`
-	Container *containerModel `tfsdk:"container"`
+	StateDir   types.String     `tfsdk:"state_dir"`
+	Local      *localModel      `tfsdk:"local"`
+	Container  *containerModel  `tfsdk:"container"`
+	Kubernetes *kubernetesModel `tfsdk:"kubernetes"`
+}
+
+type kubernetesModel struct {
+	Kubeconfig      types.String `tfsdk:"kubeconfig"`
+	Context         types.String `tfsdk:"context"`
+	Namespace       types.String `tfsdk:"namespace"`
+	BaseImage       types.String `tfsdk:"base_image"`
+	ImagePullPolicy types.String `tfsdk:"image_pull_policy"`
+	ServiceType     types.String `tfsdk:"service_type"`
+	Scope           types.String `tfsdk:"scope"`
+	StopGracePeriod types.String `tfsdk:"stop_grace_period"`
 }
 
 type localModel struct {
@@ -67,9 +80,10 @@ type hardeningModel struct {
 // it selects. Attributes left out stay zero, so that each adapter applies
 // its own documented default in one place.
 type settings struct {
-	stateDir  string
-	local     local.Options
-	container *container.Options // nil selects the local adapter
+	stateDir   string
+	local      local.Options
+	container  *container.Options // nil selects the local adapter, unless kubernetes is set
+	kubernetes *kube.Options      // nil selects the local adapter, unless container is set
 }
 
 // resolve reads the provider block. Every value must be known: the runtime
@@ -112,7 +126,39 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 		c.Version, c.Executable = version, s.local.Executable
 		s.container = &c
 	}
+	if m.Kubernetes != nil {
+		k, d := m.Kubernetes.resolve()
+		diags.Append(d...)
+		s.kubernetes = &k
+	}
 	return s, diags
+}
+
+func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	root := path.Root("kubernetes")
+	str := func(name string, v types.String) string {
+		if refuseUnknown(&diags, root.AtName(name), v) {
+			return ""
+		}
+		return v.ValueString()
+	}
+	k := kube.Options{
+		Kubeconfig:      str("kubeconfig", m.Kubeconfig),
+		Context:         str("context", m.Context),
+		Namespace:       str("namespace", m.Namespace),
+		BaseImage:       str("base_image", m.BaseImage),
+		PullPolicy:      str("image_pull_policy", m.ImagePullPolicy),
+		ServiceType:     str("service_type", m.ServiceType),
+		Scope:           str("scope", m.Scope),
+		StopGracePeriod: parseDuration(str("stop_grace_period", m.StopGracePeriod)),
+	}
+	if k.BaseImage == "" && !m.BaseImage.IsUnknown() {
+		diags.AddAttributeError(root.AtName("base_image"), "No base image",
+			"Agents on Kubernetes run the provider's own image, which the cluster pulls or already has: set base_image to it "+
+				"(an image holding the provider's static linux build, with `run` as its entrypoint's argument).")
+	}
+	return k, diags
 }
 
 func (m containerModel) resolve() (container.Options, diag.Diagnostics) {

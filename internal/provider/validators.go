@@ -57,6 +57,21 @@ func durationValidator() validator.String {
 	}
 }
 
+// errorValidator turns a check that returns an error into a validator
+// whose message is the error's.
+func errorValidator(summary string, check func(string) error) validator.String {
+	return stringRule{
+		description: "must be accepted by the adapter",
+		summary:     summary,
+		problem: func(value, _ string) string {
+			if err := check(value); err != nil {
+				return err.Error() + "."
+			}
+			return ""
+		},
+	}
+}
+
 // envNameValidator accepts POSIX environment variable names, the only names
 // an agent config can reference.
 func envNameValidator() validator.String {

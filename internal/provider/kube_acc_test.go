@@ -1,0 +1,247 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
+)
+
+// kubeImageEnv names the agent image the cluster KUBECONFIG leads to has
+// loaded (make test-kube loads it).
+const kubeImageEnv = "A2A_KUBE_TEST_IMAGE"
+
+// kubeCluster is the cluster the kubernetes acceptance tests run agents on.
+type kubeCluster struct {
+	cfg   *rest.Config
+	cs    kubernetes.Interface
+	image string
+}
+
+// needKube connects to the cluster KUBECONFIG names, or skips the test, or
+// fails it where A2A_REQUIRE_KUBE=1 asks for a cluster.
+func needKube(t *testing.T) *kubeCluster {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if os.Getenv("A2A_REQUIRE_KUBE") == "1" {
+			t.Fatalf("A2A_REQUIRE_KUBE=1 but "+format, args...)
+		}
+		t.Skipf(format+" (make test-kube runs these tests on a cluster of its own)", args...)
+	}
+	image := os.Getenv(kubeImageEnv)
+	if os.Getenv("KUBECONFIG") == "" || image == "" {
+		missing("KUBECONFIG and %s are not both set", kubeImageEnv)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	if err != nil {
+		missing("load KUBECONFIG: %v", err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.Discovery().ServerVersion(); err != nil {
+		missing("no cluster answers at %s: %v", cfg.Host, err)
+	}
+	return &kubeCluster{cfg: cfg, cs: cs, image: image}
+}
+
+// namespace creates a namespace for the test, deleted when it ends.
+func (k *kubeCluster) namespace(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	ns := "a2a-acc-" + hex.EncodeToString(b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := k.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	// Pods are refused until the namespace's default service account exists.
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := k.cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("namespace %s has no default service account: %v", ns, err)
+	}
+	return ns
+}
+
+// agentSelector selects every object and pod of agent id.
+func agentSelector(id string) string {
+	return "app.kubernetes.io/managed-by=terraform-provider-a2a,a2a/agent-id=" + id
+}
+
+// forward forwards 127.0.0.1:local to the agent host's port in the agent's
+// pod, through the API server, until the test ends: the way this machine
+// reaches an agent inside the cluster.
+func (k *kubeCluster) forward(t *testing.T, ns, id string, local int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+	if err != nil {
+		return err
+	}
+	if len(pods.Items) != 1 {
+		return fmt.Errorf("agent %s has %d pods, want 1", id, len(pods.Items))
+	}
+	transport, upgrader, err := spdy.RoundTripperFor(k.cfg)
+	if err != nil {
+		return err
+	}
+	url := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pods.Items[0].Name).SubResource("portforward").URL()
+	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, url)
+	stop, ready := make(chan struct{}), make(chan struct{})
+	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{fmt.Sprintf("%d:8080", local)}, stop, ready, io.Discard, io.Discard)
+	if err != nil {
+		return err
+	}
+	failed := make(chan error, 1)
+	go func() { failed <- fw.ForwardPorts() }()
+	t.Cleanup(func() { close(stop) })
+	select {
+	case <-ready:
+		return nil
+	case err := <-failed:
+		return fmt.Errorf("port-forward to agent %s: %w", id, err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// checkRunning proves that the agent in state runs as one ready pod of
+// its Deployment, which the instance names.
+func (k *kubeCluster) checkRunning(ns, id string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+		if err != nil {
+			return err
+		}
+		if len(pods.Items) != 1 {
+			return fmt.Errorf("agent %s has %d pods, want 1", id, len(pods.Items))
+		}
+		if got := s.RootModule().Resources[agentAddr].Primary.Attributes["instance"]; got != pods.Items[0].Name {
+			return fmt.Errorf("instance is %q, want the pod %q", got, pods.Items[0].Name)
+		}
+		return nil
+	}
+}
+
+// checkNothingLeft is a CheckDestroy: no object and no pod of the agent is
+// left in the namespace.
+func (k *kubeCluster) checkNothingLeft(ns, id string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		opts := metav1.ListOptions{LabelSelector: agentSelector(id)}
+		counts := map[string]func() (int, error){
+			"deployments": func() (int, error) {
+				l, err := k.cs.AppsV1().Deployments(ns).List(ctx, opts)
+				if err != nil {
+					return 0, err
+				}
+				return len(l.Items), nil
+			},
+			"services": func() (int, error) {
+				l, err := k.cs.CoreV1().Services(ns).List(ctx, opts)
+				if err != nil {
+					return 0, err
+				}
+				return len(l.Items), nil
+			},
+			"configmaps": func() (int, error) {
+				l, err := k.cs.CoreV1().ConfigMaps(ns).List(ctx, opts)
+				if err != nil {
+					return 0, err
+				}
+				return len(l.Items), nil
+			},
+			"secrets": func() (int, error) {
+				l, err := k.cs.CoreV1().Secrets(ns).List(ctx, opts)
+				if err != nil {
+					return 0, err
+				}
+				return len(l.Items), nil
+			},
+			"pods": func() (int, error) {
+				l, err := k.cs.CoreV1().Pods(ns).List(ctx, opts)
+				if err != nil {
+					return 0, err
+				}
+				return len(l.Items), nil
+			},
+		}
+		for kind, count := range counts {
+			n, err := count()
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return fmt.Errorf("destroy left %d %s of agent %s in namespace %s", n, kind, id, ns)
+			}
+		}
+		return nil
+	}
+}
+
+// TestAccKubeAgent creates an agent on the cluster through terraform,
+// reads its card through the data source, and destroys it, leaving no
+// object of it behind.
+func TestAccKubeAgent(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns := k.namespace(t)
+	acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
+		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	name := "Kube Acc " + hex.EncodeToString(b)
+	id := agentconfig.Slug(name)
+	agent := acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes acceptance test agent\"", name))
+	local := a2acli.FreePort(t)
+	withCard := agent + fmt.Sprintf("\ndata \"a2a_agent_card\" \"test\" {\n  url = \"http://127.0.0.1:%d\"\n}\n", local)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: []resource.TestStep{
+			{
+				Config: agent,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					resource.TestCheckResourceAttr(agentAddr, "card_url",
+						fmt.Sprintf("http://a2a-%s.%s.svc.cluster.local:8080/.well-known/agent-card.json", id, ns)),
+					k.checkRunning(ns, id),
+					func(*terraform.State) error { return k.forward(t, ns, id, local) },
+				),
+			},
+			{
+				Config: withCard,
+				Check:  resource.TestCheckResourceAttr(cardDataAddr, "name", name),
+			},
+		},
+	})
+}
