@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -141,11 +142,17 @@ func (k *kubeCluster) checkRunning(ns, id string) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		if len(pods.Items) != 1 {
-			return fmt.Errorf("agent %s has %d pods, want 1", id, len(pods.Items))
+		var live []string
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil {
+				live = append(live, p.Name)
+			}
 		}
-		if got := s.RootModule().Resources[agentAddr].Primary.Attributes["instance"]; got != pods.Items[0].Name {
-			return fmt.Errorf("instance is %q, want the pod %q", got, pods.Items[0].Name)
+		if len(live) != 1 {
+			return fmt.Errorf("agent %s has pods %v, want 1", id, live)
+		}
+		if got := s.RootModule().Resources[agentAddr].Primary.Attributes["instance"]; got != live[0] {
+			return fmt.Errorf("instance is %q, want the pod %q", got, live[0])
 		}
 		return nil
 	}
@@ -243,5 +250,85 @@ func TestAccKubeAgent(t *testing.T) {
 				Check:  resource.TestCheckResourceAttr(cardDataAddr, "name", name),
 			},
 		},
+	})
+}
+
+// podsGone waits until the agent has no pod left, as after an operator's
+// kubectl command has taken effect.
+func (k *kubeCluster) podsGone(t *testing.T, ns, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+		return err == nil && len(pods.Items) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("the pods of agent %s are not gone: %v", id, err)
+	}
+}
+
+// TestAccKubeAgent_drift: what an operator does to an agent's objects
+// behind terraform's back (deleting its Deployment, scaling it to zero)
+// shows in the plan, and apply heals it in place; the agent imports with
+// the state it had, and an import block of it plans nothing.
+func TestAccKubeAgent_drift(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns := k.namespace(t)
+	acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
+		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	name := "Kube Drift " + hex.EncodeToString(b)
+	id := agentconfig.Slug(name)
+	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes drift test agent\"", name))
+	deployment := "a2a-" + id
+	heals := resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr(agentAddr, "running", "true"),
+		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+		k.checkRunning(ns, id),
+	)
+	updates := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+	}}
+	ctx := context.Background()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: append([]resource.TestStep{
+			{Config: config, Check: heals},
+			{
+				// kubectl delete deployment: the rest of the agent's objects
+				// keep it tracked, and apply creates the Deployment again.
+				PreConfig: func() {
+					if err := k.cs.AppsV1().Deployments(ns).Delete(ctx, deployment, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					k.podsGone(t, ns, id)
+				},
+				Config:           config,
+				ConfigPlanChecks: updates,
+				Check:            heals,
+			},
+			{
+				// kubectl scale --replicas=0: the agent reads stopped, and
+				// apply starts it again.
+				PreConfig: func() {
+					scale, err := k.cs.AppsV1().Deployments(ns).GetScale(ctx, deployment, metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					scale.Spec.Replicas = 0
+					if _, err := k.cs.AppsV1().Deployments(ns).UpdateScale(ctx, deployment, scale, metav1.UpdateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					k.podsGone(t, ns, id)
+				},
+				Config:           config,
+				ConfigPlanChecks: updates,
+				Check:            heals,
+			},
+		}, importSteps(agentAddr, id)...),
 	})
 }

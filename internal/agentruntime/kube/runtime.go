@@ -198,7 +198,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 }
 
 // portFor is the config's http_port when set, else the port the agent
-// has, else preferred when no other agent of the scope has it, else the
+// has (on its Deployment, else its Service), else preferred when no other agent of the scope has it, else the
 // lowest port from firstServicePort that none has.
 func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Config, existing *appsv1.Deployment, preferred int) (int, error) {
 	if cfg.Server.HTTPPort > 0 {
@@ -208,6 +208,10 @@ func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Confi
 		if p, err := strconv.Atoi(existing.Annotations[annotationPort]); err == nil && p > 0 {
 			return p, nil
 		}
+	} else if svc, err := r.cs.CoreV1().Services(r.opts.Namespace).Get(ctx, r.objectName(cfg.ID()), metav1.GetOptions{}); err == nil &&
+		r.checkOwned(op, cfg.ID(), "service", svc.ObjectMeta) == nil && len(svc.Spec.Ports) == 1 {
+		// A Deployment deleted by hand comes back on the port its Service kept.
+		return int(svc.Spec.Ports[0].Port), nil
 	}
 	list, err := r.cs.AppsV1().Deployments(r.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: r.scopeSelector()})
 	if err != nil {
@@ -317,9 +321,9 @@ func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, e
 // Get returns the agent as the cluster sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	const op = "get"
-	d, err := r.getDeployment(ctx, op, id)
-	if err != nil {
-		return agentruntime.Agent{}, err
+	d, derr := r.getDeployment(ctx, op, id)
+	if derr != nil && !agentruntime.IsKind(derr, agentruntime.KindNotFound) {
+		return agentruntime.Agent{}, derr
 	}
 	cm, err := r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Get(ctx, r.objectName(id), metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -328,11 +332,29 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, r.clusterError(op, id, err)
 	}
+	if derr != nil {
+		return agentruntime.Agent{}, r.goneDeployment(id, cm, derr)
+	}
 	pods, err := r.pods(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
 	return r.agent(ctx, d, cm, pods), nil
+}
+
+// goneDeployment is the error of Get for an agent without a Deployment:
+// not found when nothing of it is left, and damaged when its ConfigMap
+// outlives the Deployment (deleted by hand, or a deprovision cut short).
+// Reported as damaged, the agent stays tracked: apply creates the
+// Deployment again, and destroy removes what is left.
+func (r *Runtime) goneDeployment(id string, cm *corev1.ConfigMap, notFound error) error {
+	if cm == nil || r.checkOwned("get", id, "configmap", cm.ObjectMeta) != nil {
+		return notFound
+	}
+	return agentruntime.Errorf(agentruntime.KindDamaged, "get", id, notFound,
+		"the agent's deployment %s/%s is gone but its configmap is not (the deployment was deleted outside Terraform, "+
+			"or its deletion was cut short); terraform apply creates it again, and terraform destroy removes what is left",
+		r.opts.Namespace, cm.Name)
 }
 
 // Recover finds the agents of earlier processes by their labels; the
@@ -405,8 +427,10 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	deletes := []func() error{
 		func() error { return r.cs.AppsV1().Deployments(r.opts.Namespace).Delete(ctx, name, del) },
 		func() error { return r.cs.CoreV1().Services(r.opts.Namespace).Delete(ctx, name, del) },
-		func() error { return r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Delete(ctx, name, del) },
 		func() error { return r.cs.CoreV1().Secrets(r.opts.Namespace).Delete(ctx, name, del) },
+		// Last: while it is left, Get reads the agent as damaged, so a
+		// deprovision cut short stays tracked until a destroy finishes it.
+		func() error { return r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Delete(ctx, name, del) },
 	}
 	for _, d := range deletes {
 		if err := d(); err != nil && !apierrors.IsNotFound(err) {
