@@ -204,7 +204,10 @@ func (r *Runtime) pruneSuperseded(ctx context.Context, current string) {
 		return
 	}
 	for _, img := range res.Items {
-		if img.ID == keep.ID {
+		// Labels checked again here: Podman matches an image that has any
+		// one of the labels filtered on, where Docker asks for all of them.
+		mine := img.Labels[labelManagedBy] == managedByValue && img.Labels[labelDevelopmentBuild] == r.buildPlace()
+		if !mine || img.ID == keep.ID {
 			continue
 		}
 		var refs []string
