@@ -48,6 +48,17 @@ type Spec struct {
 	// replaced agent keeps its address. An agent that exists keeps its own
 	// port, and one that is taken is not waited for.
 	PreferredPort int
+	// Replicas is how many instances of the agent run at once, for a
+	// runtime that is a ReplicaRunner; zero means one. Other runtimes run
+	// one, and the provider refuses more for them at plan time.
+	Replicas int
+}
+
+// ReplicaRunner is implemented by runtimes that run an agent as several
+// instances behind one address (Spec.Replicas).
+type ReplicaRunner interface {
+	// RunsReplicas reports that the runtime honours Spec.Replicas.
+	RunsReplicas() bool
 }
 
 // RequireKnownAllowlist is the check every Provision makes first: only
@@ -91,6 +102,9 @@ type Agent struct {
 	// Unclaimed marks an agent made by a create-only Provision that no
 	// one has claimed yet (see Claimer).
 	Unclaimed bool
+	// Replicas is how many instances a ReplicaRunner runs of the agent
+	// when it runs; zero from other runtimes.
+	Replicas int
 }
 
 // RecoveryMode says whether a runtime can find its agents again after the

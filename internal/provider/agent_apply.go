@@ -52,7 +52,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// may be creating this agent right now, and only one may own it. An
 	// agent replacing one of its id deleted just before gets its port back
 	// when the port is free.
-	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, CreateOnly: true,
+	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, CreateOnly: true, Replicas: replicasOf(&plan),
 		PreferredPort: r.deps.releasedPort(id)})
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindConflict):
@@ -174,7 +174,8 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		// The runtime checks that every variable has a value before it
 		// touches the running agent, which keeps running when one has not.
-		if _, err := r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets}); err != nil {
+		spec := agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, Replicas: replicasOf(&plan)}
+		if _, err := r.deps.runtime.Provision(ctx, spec); err != nil {
 			// No ordering hint: by now any change to the allowlist this
 			// agent refers to has been applied.
 			resp.Diagnostics.Append(configDiags(err, nil)...)

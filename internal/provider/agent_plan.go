@@ -73,6 +73,10 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if r.deps != nil {
 		rt = r.deps.runtime
 	}
+	resp.Diagnostics.Append(checkReplicas(rt, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	replace, diags := planAgent(ctx, rt, prior, &plan, env, writeOnly{values: values, known: known})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -158,7 +162,32 @@ func changeOf(prior, plan *agentModel) agentChange {
 // version of its write-only values changed.
 func specChanged(prior, plan *agentModel) bool {
 	return !plan.Config.Equal(prior.Config) || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
-		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion)
+		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion) ||
+		replicasOf(plan) != replicasOf(prior)
+}
+
+// replicasOf is how many instances of the agent the model asks for.
+func replicasOf(m *agentModel) int {
+	if m.Replicas.IsNull() || m.Replicas.IsUnknown() {
+		return 1
+	}
+	return int(m.Replicas.ValueInt64())
+}
+
+// checkReplicas refuses more than one instance of an agent on a runtime
+// that runs one.
+func checkReplicas(rt agentruntime.Runtime, plan *agentModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if rt == nil || replicasOf(plan) <= 1 {
+		return diags
+	}
+	if runner, ok := rt.(agentruntime.ReplicaRunner); ok && runner.RunsReplicas() {
+		return diags
+	}
+	diags.AddAttributeError(path.Root("replicas"), "Replicas not supported by this adapter",
+		fmt.Sprintf("The %s runtime runs one instance of an agent, and this agent asks for %d. Run it on the kubernetes adapter "+
+			"(a kubernetes block in the provider block), or leave replicas out.", rt.Identity().Adapter, replicasOf(plan)))
+	return diags
 }
 
 // injectedChanged reports whether the plan gives the agent other variables

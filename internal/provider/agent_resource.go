@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -62,6 +63,7 @@ type agentModel struct {
 	EnvWO          types.Map      `tfsdk:"env_wo"` // always null here: Terraform passes it in config only
 	EnvWOVersion   types.Int64    `tfsdk:"env_wo_version"`
 	Running        types.Bool     `tfsdk:"running"`
+	Replicas       types.Int64    `tfsdk:"replicas"`
 	WaitForHealthy types.Bool     `tfsdk:"wait_for_healthy"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 	Endpoint       types.String   `tfsdk:"endpoint"`
@@ -125,6 +127,13 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"running": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Whether the agent should be running. A crashed agent reads back `false`, so the plan starts it again. Default: `true`.",
+			},
+			"replicas": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "How many instances of the agent run at once behind its one address, on an adapter that runs " +
+					"replicas: the `kubernetes` adapter runs that many pods. The `local` and `container` adapters run one, and refuse more " +
+					"at plan time. Changing it restarts the agent. Default: `1`.",
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -228,6 +237,10 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 		if allowlistName(m.EnvAllowlist) != a.EnvAllowlist {
 			m.EnvAllowlist = optionalString(a.EnvAllowlist)
 		}
+	}
+	if a.Replicas > 1 || (a.Replicas > 0 && !m.Replicas.IsNull()) {
+		// One instance is the default, which a config need not write.
+		m.Replicas = types.Int64Value(int64(a.Replicas))
 	}
 	if m.WaitForHealthy.IsNull() || m.WaitForHealthy.IsUnknown() {
 		// An imported agent has no value yet; the default keeps the first

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -328,6 +330,59 @@ func TestAccKubeAgent_drift(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: updates,
 				Check:            heals,
+			},
+		}, importSteps(agentAddr, id)...),
+	})
+}
+
+// checkPods proves that the agent runs as want ready pods, which its
+// instance names.
+func (k *kubeCluster) checkPods(ns, id string, want int) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+		if err != nil {
+			return err
+		}
+		var live []string
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil {
+				live = append(live, p.Name)
+			}
+		}
+		slices.Sort(live)
+		if got := s.RootModule().Resources[agentAddr].Primary.Attributes["instance"]; got != strings.Join(live, ",") || len(live) != want {
+			return fmt.Errorf("agent %s runs pods %v and its instance is %q, want %d pods named by the instance", id, live, got, want)
+		}
+		return nil
+	}
+}
+
+// TestAccKubeAgent_replicas: an agent asks for two pods and gets them,
+// then for one; it imports with the replicas it has.
+func TestAccKubeAgent_replicas(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns := k.namespace(t)
+	acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
+		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	name := "Kube Replicas " + hex.EncodeToString(b)
+	id := agentconfig.Slug(name)
+	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes replicas test agent\"", name)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: append([]resource.TestStep{
+			{
+				Config: acc.agent(toml, "  replicas = 2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					resource.TestCheckResourceAttr(agentAddr, "replicas", "2"),
+					k.checkPods(ns, id, 2),
+				),
 			},
 		}, importSteps(agentAddr, id)...),
 	})

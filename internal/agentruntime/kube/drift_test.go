@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,5 +46,66 @@ func TestDeploymentDeletedByHand(t *testing.T) {
 	}
 	if _, err := rt.Get(testContext(t), a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		t.Errorf("Get after Deprovision = %v, want not found", err)
+	}
+}
+
+// TestReplicas: an agent provisioned with two replicas runs two ready
+// pods behind its Service, which its instance names, again after a stop;
+// provisioned with one while it runs, it scales to one.
+func TestReplicas(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	rt := newRuntime(t, opts)
+	spec := agentruntime.Spec{Config: agentConfig("Kube Replicas"), Replicas: 2}
+	a, err := rt.Provision(testContext(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	if a.Replicas != 2 {
+		t.Errorf("Provision = %d replicas, want 2", a.Replicas)
+	}
+	for round := range 2 {
+		if err := rt.Start(testContext(t), a.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitPods(t, rt, a.ID, 2)
+		if err := rt.Stop(testContext(t), a.ID); err != nil {
+			t.Fatalf("round %d: Stop: %v", round, err)
+		}
+	}
+	if err := rt.Start(testContext(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitPods(t, rt, a.ID, 2)
+	spec.Replicas = 1
+	if _, err := rt.Provision(testContext(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	waitPods(t, rt, a.ID, 1)
+}
+
+// waitPods waits until the agent is healthy with want ready pods, which
+// its instance names and no other.
+func waitPods(t *testing.T, rt *Runtime, id string, want int) {
+	t.Helper()
+	ctx := testContext(t)
+	for {
+		a, err := rt.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := rt.cs.AppsV1().Deployments(rt.opts.Namespace).Get(ctx, rt.objectName(id), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := strings.Split(a.Instance, ",")
+		if a.Health == agentruntime.HealthHealthy && int(d.Status.ReadyReplicas) == want && len(names) == want && a.Instance != "" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("agent %s: health %s, %d ready pods, instance %q; want healthy with %d", id, a.Health, d.Status.ReadyReplicas, a.Instance, want)
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 }

@@ -66,6 +66,8 @@ const (
 	annotationInjectedEnv = "a2a/injected-env"
 	annotationAllowlist   = "a2a/env-allowlist"
 	annotationWriteOnly   = "a2a/write-only-env"
+	// annotationReplicas is how many pods the agent runs when started.
+	annotationReplicas = "a2a/replicas"
 	// annotationStarted marks an agent that has run, so that it reads
 	// stopped, not provisioned, once scaled to zero.
 	annotationStarted = "a2a/started"
@@ -108,6 +110,7 @@ type blueprint struct {
 	allowlist string   // name of the allowlist provisioned with; empty for none
 	written   []string // names of the write-only values
 	port      int      // the Service's port
+	replicas  int32    // pods when started
 }
 
 // endpoint is the config's advertised_url, else the Service's address in
@@ -174,6 +177,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 		annotationInjectedEnv: strings.Join(b.injected, ","),
 		annotationAllowlist:   b.allowlist,
 		annotationWriteOnly:   strings.Join(b.written, ","),
+		annotationReplicas:    strconv.Itoa(int(b.replicas)),
 	}
 	if started {
 		annotations[annotationStarted] = "true"

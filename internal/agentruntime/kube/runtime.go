@@ -52,7 +52,10 @@ type Runtime struct {
 	proxy *http.Client
 }
 
-var _ agentruntime.Runtime = (*Runtime)(nil)
+var (
+	_ agentruntime.Runtime       = (*Runtime)(nil)
+	_ agentruntime.ReplicaRunner = (*Runtime)(nil)
+)
 
 // New connects to the cluster opts name and checks that its namespace exists.
 func New(ctx context.Context, opts Options) (*Runtime, error) {
@@ -150,7 +153,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if spec.CreateOnly && existing != nil {
 		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names()}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: max(int32(spec.Replicas), 1)}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
 	}
@@ -187,7 +190,12 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	if existing != nil {
 		err := r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
-			want := r.deployment(b, *d.Spec.Replicas, wasStarted(d))
+			running := *d.Spec.Replicas
+			if running > 0 {
+				// A running agent runs as many pods as asked for now.
+				running = b.replicas
+			}
+			want := r.deployment(b, running, wasStarted(d))
 			d.Labels, d.Annotations, d.Spec = want.Labels, want.Annotations, want.Spec
 		})
 		if err != nil {
@@ -235,6 +243,18 @@ func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Confi
 
 func wasStarted(d *appsv1.Deployment) bool { return d.Annotations[annotationStarted] != "" }
 
+// replicasOf is how many pods the agent runs when started.
+func replicasOf(d *appsv1.Deployment) int32 {
+	if n, err := strconv.Atoi(d.Annotations[annotationReplicas]); err == nil && n > 0 {
+		return int32(n)
+	}
+	return 1
+}
+
+// RunsReplicas reports that an agent may run as several pods behind its
+// Service.
+func (r *Runtime) RunsReplicas() bool { return true }
+
 // Start scales the agent's Deployment up, its Secret first given the
 // allowlisted variables' values this process sees now.
 func (r *Runtime) Start(ctx context.Context, id string) error {
@@ -255,7 +275,7 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 		return err
 	}
 	return r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
-		d.Spec.Replicas = ptr(int32(1))
+		d.Spec.Replicas = ptr(replicasOf(d))
 		d.Annotations[annotationStarted] = "true"
 	})
 }
@@ -469,6 +489,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		ConfigSHA256: ann[annotationConfigSHA],
 		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
 		EnvAllowlist: ann[annotationAllowlist],
+		Replicas:     int(replicasOf(d)),
 	}
 	a.CardURL = card.CardURL(a.Endpoint)
 	if cm != nil {
