@@ -200,7 +200,13 @@ func WaitHealthy(ctx context.Context, rt Runtime, id string) (Health, error) {
 		case a.Health == HealthHealthy:
 			return a.Health, nil
 		case a.Health == HealthStopped, a.Health == HealthProvisioned:
-			return a.Health, newError(KindSpawnFailure, "wait for healthy", id, "the agent is not running (it exited or was never started)", nil)
+			msg := "the agent is not running (it exited or was never started)"
+			if a.CardError != nil {
+				// The runtime knows why, such as a cluster retrying pods
+				// that cannot run.
+				msg += ": " + a.CardError.Error()
+			}
+			return a.Health, newError(KindSpawnFailure, "wait for healthy", id, msg, nil)
 		case errors.As(a.CardError, &invalid):
 			return a.Health, newError(KindSpawnFailure, "wait for healthy", id,
 				"the agent runs but the card it serves at "+a.CardURL+" is not a valid A2A 1.0 or 0.3 card, so clients cannot use it; fix the card the agent serves", a.CardError)

@@ -109,3 +109,52 @@ func waitPods(t *testing.T, rt *Runtime, id string, want int) {
 		}
 	}
 }
+
+// TestAgentThatCannotRun: pods the cluster keeps retrying, because the
+// agent exits at start or its image is missing, read stopped at once with
+// the reason, rather than unhealthy until a wait times out; a start makes
+// fresh pods.
+func TestAgentThatCannotRun(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	t.Setenv("KUBE_TEST_EMPTY_TOKEN", "")
+	missing := opts
+	missing.BaseImage = "localhost/terraform-provider-a2a:missing"
+	tests := []struct {
+		name string
+		opts Options
+		spec agentruntime.Spec
+		want string
+	}{
+		{
+			// An empty bearer token would turn authentication off, so the
+			// host refuses it and exits.
+			"exits", opts, agentruntime.Spec{
+				Config:    agentConfig("Kube Exits", "[auth]\nbearer_token = \"${KUBE_TEST_EMPTY_TOKEN}\""),
+				Allowlist: &agentruntime.EnvAllowlist{Name: "empty", Variables: []string{"KUBE_TEST_EMPTY_TOKEN"}},
+			}, "exited with status",
+		},
+		{"missing image", missing, agentruntime.Spec{Config: agentConfig("Kube No Image")}, "ErrImageNeverPull"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt := newRuntime(t, tt.opts)
+			a, err := rt.Provision(testContext(t), tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+			for round := range 2 {
+				if err := rt.Start(testContext(t), a.ID); err != nil {
+					t.Fatalf("round %d: Start: %v", round, err)
+				}
+				h, err := agentruntime.WaitHealthy(testContext(t), rt, a.ID)
+				if !agentruntime.IsKind(err, agentruntime.KindSpawnFailure) || !strings.Contains(err.Error(), tt.want) || h != agentruntime.HealthStopped {
+					t.Fatalf("round %d: WaitHealthy = %s, %v; want stopped, a failed start saying %q", round, h, err, tt.want)
+				}
+			}
+			if err := rt.Stop(testContext(t), a.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -269,7 +270,18 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 		return err
 	}
 	if *d.Spec.Replicas > 0 {
-		return agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "the agent is already running (deployment %s/%s)", d.Namespace, d.Name)
+		pods, err := r.pods(ctx, op, id)
+		if err != nil {
+			return err
+		}
+		if failing(pods) == nil {
+			return agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "the agent is already running (deployment %s/%s)", d.Namespace, d.Name)
+		}
+		// Pods the cluster keeps retrying go first, so that the agent
+		// starts afresh, with the values this process has now.
+		if err := r.stop(ctx, op, id); err != nil {
+			return err
+		}
 	}
 	if err := r.refreshInjected(ctx, op, id, splitList(d.Annotations[annotationInjectedEnv])); err != nil {
 		return err
@@ -497,8 +509,13 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 			a.Config = []byte(raw)
 		}
 	}
-	switch {
-	case d.Spec.Replicas != nil && *d.Spec.Replicas > 0:
+	switch failed := failing(pods); {
+	case *d.Spec.Replicas > 0 && failed != nil:
+		// Pods that cannot run (their agent exits, their image is missing)
+		// are retried by the cluster for ever: the agent is not running, and
+		// why is told, as a start that fails is.
+		a.Health, a.CardError = agentruntime.HealthStopped, failed
+	case *d.Spec.Replicas > 0:
 		a.Running, a.Instance = true, instance(pods)
 		a.Health = agentruntime.HealthUnhealthy
 		if d.Status.AvailableReplicas > 0 {
@@ -514,6 +531,42 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		a.Health = agentruntime.HealthProvisioned
 	}
 	return a
+}
+
+// failureReasons are the states of a container the cluster retries
+// without end: its program exits, or it cannot be made at all.
+var failureReasons = map[string]bool{
+	"CrashLoopBackOff": true, "ErrImagePull": true, "ImagePullBackOff": true, "ErrImageNeverPull": true,
+	"InvalidImageName": true, "CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
+}
+
+// failing says why the agent's pods cannot run, when every pod that is not
+// on its way out fails; nil while one may yet serve.
+func failing(pods []corev1.Pod) error {
+	var why []string
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		reason := ""
+		for _, c := range p.Status.ContainerStatuses {
+			switch {
+			case c.Name != agentName:
+			case c.State.Waiting != nil && failureReasons[c.State.Waiting.Reason]:
+				reason = c.State.Waiting.Reason + ": " + c.State.Waiting.Message
+			case c.State.Terminated != nil && c.State.Terminated.ExitCode != 0:
+				reason = fmt.Sprintf("the agent exited with status %d", c.State.Terminated.ExitCode)
+			}
+		}
+		if reason == "" {
+			return nil
+		}
+		why = append(why, "pod "+p.Name+": "+strings.TrimSuffix(reason, ": "))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(why, "; "))
 }
 
 // instance names the agent's pods that are not on their way out, sorted.
