@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
@@ -106,9 +108,33 @@ func opener(s settings, dir *statedir.Dir) openFunc {
 				return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
 			}
 			return rt, func() { _ = rt.Close() }, nil
+		case "kubernetes":
+			return openKube(ctx, s, dir, id)
 		}
 		return nil, nil, fmt.Errorf("the agent was started by the %s adapter, which this provider cannot reach", id)
 	}
+}
+
+// openKube opens another namespace or scope of the cluster the provider
+// block reaches: an identity records the cluster's address, not the
+// credentials to reach it.
+func openKube(ctx context.Context, s settings, dir *statedir.Dir, id agentruntime.Identity) (agentruntime.Runtime, func(), error) {
+	if s.kubernetes == nil {
+		return nil, nil, fmt.Errorf("the agent was started by the %s runtime: keep a kubernetes block reaching that cluster "+
+			"in the provider block until the agent is destroyed or moved", id)
+	}
+	opts := *s.kubernetes
+	opts.Namespace, opts.Scope, _ = strings.Cut(id.Scope, "/")
+	opts.StateDir = dir
+	rt, err := kube.New(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
+	}
+	if now := rt.Identity(); !now.Same(id) {
+		return nil, nil, fmt.Errorf("the agent was started on the cluster at %s, and the provider's kubeconfig leads to %s: "+
+			"point the kubernetes block's kubeconfig or context at the agent's cluster to manage it", id.Engine, now.Engine)
+	}
+	return rt, func() {}, nil
 }
 
 // openLocal opens the state dir an agent was started in, refusing to make

@@ -387,3 +387,41 @@ func TestAccKubeAgent_replicas(t *testing.T) {
 		}, importSteps(agentAddr, id)...),
 	})
 }
+
+// TestAccKubeAgent_moveNamespace: pointed at another namespace, the
+// provider moves the agent there: it removes it from the namespace it was
+// started in, which the provider block no longer names, and creates it in
+// the new one.
+func TestAccKubeAgent_moveNamespace(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	from, to := k.namespace(t), k.namespace(t)
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	name := "Kube Move " + hex.EncodeToString(b)
+	id := agentconfig.Slug(name)
+	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes move test agent\"", name)
+	in := func(ns string) string {
+		acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
+			"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
+		return acc.agent(toml)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(to, id),
+		Steps: []resource.TestStep{
+			{Config: in(from), Check: k.checkRunning(from, id)},
+			{
+				Config: in(to),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionReplace),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					k.checkRunning(to, id),
+					k.checkNothingLeft(from, id),
+				),
+			},
+		},
+	})
+}
