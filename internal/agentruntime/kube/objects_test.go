@@ -79,3 +79,36 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// TestNodePortService: service_type NodePort gives the agent's Service a
+// node port, which provisioning the agent again keeps.
+func TestNodePortService(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	opts.ServiceType = string(corev1.ServiceTypeNodePort)
+	rt := newRuntime(t, opts)
+	spec := agentruntime.Spec{Config: agentConfig("Kube Node Port")}
+	a, err := rt.Provision(testContext(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	nodePort := func() int32 {
+		t.Helper()
+		s, err := rt.cs.CoreV1().Services(opts.Namespace).Get(testContext(t), rt.objectName(a.ID), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Spec.Type != corev1.ServiceTypeNodePort || s.Spec.Ports[0].NodePort == 0 || s.Spec.Ports[0].Port != int32(a.Port) {
+			t.Fatalf("the agent's Service is %s with ports %+v, want a NodePort Service on port %d", s.Spec.Type, s.Spec.Ports, a.Port)
+		}
+		return s.Spec.Ports[0].NodePort
+	}
+	first := nodePort()
+	spec.Config = append(spec.Config, "\n# provisioned again\n"...)
+	if _, err := rt.Provision(testContext(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	if again := nodePort(); again != first {
+		t.Errorf("provisioned again, the Service moved from node port %d to %d", first, again)
+	}
+}
