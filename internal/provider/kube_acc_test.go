@@ -360,7 +360,7 @@ func (k *kubeCluster) checkPods(ns, id string, want int) resource.TestCheckFunc 
 }
 
 // TestAccKubeAgent_replicas: an agent asks for two pods and gets them,
-// then for one; it imports with the replicas it has.
+// then for three, and gets three; it imports with the replicas it has.
 func TestAccKubeAgent_replicas(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
@@ -382,6 +382,14 @@ func TestAccKubeAgent_replicas(t *testing.T) {
 					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 					resource.TestCheckResourceAttr(agentAddr, "replicas", "2"),
 					k.checkPods(ns, id, 2),
+				),
+			},
+			{
+				Config: acc.agent(toml, "  replicas = 3"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					resource.TestCheckResourceAttr(agentAddr, "replicas", "3"),
+					k.checkPods(ns, id, 3),
 				),
 			},
 		}, importSteps(agentAddr, id)...),
