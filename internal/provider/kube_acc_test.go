@@ -17,7 +17,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -167,49 +169,19 @@ func (k *kubeCluster) checkNothingLeft(ns, id string) resource.TestCheckFunc {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		opts := metav1.ListOptions{LabelSelector: agentSelector(id)}
-		counts := map[string]func() (int, error){
-			"deployments": func() (int, error) {
-				l, err := k.cs.AppsV1().Deployments(ns).List(ctx, opts)
-				if err != nil {
-					return 0, err
-				}
-				return len(l.Items), nil
-			},
-			"services": func() (int, error) {
-				l, err := k.cs.CoreV1().Services(ns).List(ctx, opts)
-				if err != nil {
-					return 0, err
-				}
-				return len(l.Items), nil
-			},
-			"configmaps": func() (int, error) {
-				l, err := k.cs.CoreV1().ConfigMaps(ns).List(ctx, opts)
-				if err != nil {
-					return 0, err
-				}
-				return len(l.Items), nil
-			},
-			"secrets": func() (int, error) {
-				l, err := k.cs.CoreV1().Secrets(ns).List(ctx, opts)
-				if err != nil {
-					return 0, err
-				}
-				return len(l.Items), nil
-			},
-			"pods": func() (int, error) {
-				l, err := k.cs.CoreV1().Pods(ns).List(ctx, opts)
-				if err != nil {
-					return 0, err
-				}
-				return len(l.Items), nil
-			},
+		lists := map[string]func() (runtime.Object, error){
+			"deployments": func() (runtime.Object, error) { return k.cs.AppsV1().Deployments(ns).List(ctx, opts) },
+			"services":    func() (runtime.Object, error) { return k.cs.CoreV1().Services(ns).List(ctx, opts) },
+			"configmaps":  func() (runtime.Object, error) { return k.cs.CoreV1().ConfigMaps(ns).List(ctx, opts) },
+			"secrets":     func() (runtime.Object, error) { return k.cs.CoreV1().Secrets(ns).List(ctx, opts) },
+			"pods":        func() (runtime.Object, error) { return k.cs.CoreV1().Pods(ns).List(ctx, opts) },
 		}
-		for kind, count := range counts {
-			n, err := count()
+		for kind, list := range lists {
+			l, err := list()
 			if err != nil {
 				return err
 			}
-			if n > 0 {
+			if n := meta.LenList(l); n > 0 {
 				return fmt.Errorf("destroy left %d %s of agent %s in namespace %s", n, kind, id, ns)
 			}
 		}

@@ -180,13 +180,14 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, r.clusterError(op, id, err)
 		}
 	}
-	if err := r.putConfigMap(ctx, op, id, r.configMap(b)); err != nil {
+	if err := put(ctx, r, op, id, "configmap", r.cs.CoreV1().ConfigMaps(r.opts.Namespace), r.configMap(b), nil); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	if err := r.putSecret(ctx, op, id, data); err != nil {
+	secret := &corev1.Secret{ObjectMeta: r.meta(id), Type: corev1.SecretTypeOpaque, Data: data}
+	if err := put(ctx, r, op, id, "secret", r.cs.CoreV1().Secrets(r.opts.Namespace), secret, nil); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	if err := r.putService(ctx, op, id, r.service(b)); err != nil {
+	if err := put(ctx, r, op, id, "service", r.cs.CoreV1().Services(r.opts.Namespace), r.service(b), keepServiceAddresses); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	if existing != nil {
@@ -218,7 +219,7 @@ func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Confi
 			return p, nil
 		}
 	} else if svc, err := r.cs.CoreV1().Services(r.opts.Namespace).Get(ctx, r.objectName(cfg.ID()), metav1.GetOptions{}); err == nil &&
-		r.checkOwned(op, cfg.ID(), "service", svc.ObjectMeta) == nil && len(svc.Spec.Ports) == 1 {
+		r.checkOwned(op, cfg.ID(), "service", svc) == nil && len(svc.Spec.Ports) == 1 {
 		// A Deployment deleted by hand comes back on the port its Service kept.
 		return int(svc.Spec.Ports[0].Port), nil
 	}
@@ -380,7 +381,7 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 // Reported as damaged, the agent stays tracked: apply creates the
 // Deployment again, and destroy removes what is left.
 func (r *Runtime) goneDeployment(id string, cm *corev1.ConfigMap, notFound error) error {
-	if cm == nil || r.checkOwned("get", id, "configmap", cm.ObjectMeta) != nil {
+	if cm == nil || r.checkOwned("get", id, "configmap", cm) != nil {
 		return notFound
 	}
 	return agentruntime.Errorf(agentruntime.KindDamaged, "get", id, notFound,
@@ -608,7 +609,7 @@ func (r *Runtime) getDeployment(ctx context.Context, op, id string) (*appsv1.Dep
 	if err != nil {
 		return nil, r.clusterError(op, id, err)
 	}
-	if err := r.checkOwned(op, id, "deployment", d.ObjectMeta); err != nil {
+	if err := r.checkOwned(op, id, "deployment", d); err != nil {
 		return nil, err
 	}
 	if d.Spec.Replicas == nil {
@@ -622,11 +623,11 @@ func (r *Runtime) getDeployment(ctx context.Context, op, id string) (*appsv1.Dep
 
 // checkOwned refuses an object of the agent's name that this adapter did
 // not create for the agent.
-func (r *Runtime) checkOwned(op, id, kind string, m metav1.ObjectMeta) error {
-	l := m.Labels
+func (r *Runtime) checkOwned(op, id, kind string, m metav1.Object) error {
+	l := m.GetLabels()
 	if l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
-			"%s %s/%s was not created for this agent by terraform-provider-a2a: delete or rename it, or rename the agent", kind, m.Namespace, m.Name)
+			"%s %s/%s was not created for this agent by terraform-provider-a2a: delete or rename it, or rename the agent", kind, m.GetNamespace(), m.GetName())
 	}
 	return nil
 }
@@ -650,45 +651,6 @@ func (r *Runtime) updateDeployment(ctx context.Context, op, id string, change fu
 	return r.clusterError(op, id, err)
 }
 
-func (r *Runtime) putConfigMap(ctx context.Context, op, id string, want *corev1.ConfigMap) error {
-	api := r.cs.CoreV1().ConfigMaps(r.opts.Namespace)
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
-	case err == nil:
-		if err := r.checkOwned(op, id, "configmap", have.ObjectMeta); err != nil {
-			return err
-		}
-		want.ResourceVersion = have.ResourceVersion
-		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
-	}
-	if err != nil {
-		return r.clusterError(op, id, err)
-	}
-	return nil
-}
-
-func (r *Runtime) putSecret(ctx context.Context, op, id string, data map[string][]byte) error {
-	want := &corev1.Secret{ObjectMeta: r.meta(id), Type: corev1.SecretTypeOpaque, Data: data}
-	api := r.cs.CoreV1().Secrets(r.opts.Namespace)
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
-	case err == nil:
-		if err := r.checkOwned(op, id, "secret", have.ObjectMeta); err != nil {
-			return err
-		}
-		want.ResourceVersion = have.ResourceVersion
-		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
-	}
-	if err != nil {
-		return r.clusterError(op, id, err)
-	}
-	return nil
-}
-
 // refreshInjected gives the agent's Secret the values the allowlisted
 // variables have in this process's environment now; the write-only values
 // stay as provisioned.
@@ -699,7 +661,7 @@ func (r *Runtime) refreshInjected(ctx context.Context, op, id string, injected [
 		if err != nil {
 			return err
 		}
-		if err := r.checkOwned(op, id, "secret", s.ObjectMeta); err != nil {
+		if err := r.checkOwned(op, id, "secret", s); err != nil {
 			return err
 		}
 		data := map[string][]byte{}
@@ -727,31 +689,6 @@ func (r *Runtime) refreshInjected(ctx context.Context, op, id string, injected [
 	default:
 		return r.clusterError(op, id, err)
 	}
-}
-
-func (r *Runtime) putService(ctx context.Context, op, id string, want *corev1.Service) error {
-	api := r.cs.CoreV1().Services(r.opts.Namespace)
-	have, err := api.Get(ctx, want.Name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
-	case err == nil:
-		if err := r.checkOwned(op, id, "service", have.ObjectMeta); err != nil {
-			return err
-		}
-		// The addresses the cluster gave the Service stay with it.
-		want.ResourceVersion = have.ResourceVersion
-		want.Spec.ClusterIP, want.Spec.ClusterIPs = have.Spec.ClusterIP, have.Spec.ClusterIPs
-		want.Spec.IPFamilies, want.Spec.IPFamilyPolicy = have.Spec.IPFamilies, have.Spec.IPFamilyPolicy
-		if want.Spec.Type == have.Spec.Type && len(have.Spec.Ports) == 1 && have.Spec.Ports[0].Port == want.Spec.Ports[0].Port {
-			want.Spec.Ports[0].NodePort = have.Spec.Ports[0].NodePort
-		}
-		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
-	}
-	if err != nil {
-		return r.clusterError(op, id, err)
-	}
-	return nil
 }
 
 // pods lists the agent's pods.

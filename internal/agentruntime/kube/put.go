@@ -1,0 +1,50 @@
+package kube
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// objectAPI is the part of a typed client-go client that put needs.
+type objectAPI[T metav1.Object] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// put creates want, or updates the object of its name when this agent owns
+// it; keep, if set, copies into want what the cluster assigned to the
+// object it replaces.
+func put[T metav1.Object](ctx context.Context, r *Runtime, op, id, kind string, api objectAPI[T], want T, keep func(have, want T)) error {
+	have, err := api.Get(ctx, want.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = api.Create(ctx, want, metav1.CreateOptions{FieldManager: managedByValue})
+	case err == nil:
+		if err := r.checkOwned(op, id, kind, have); err != nil {
+			return err
+		}
+		want.SetResourceVersion(have.GetResourceVersion())
+		if keep != nil {
+			keep(have, want)
+		}
+		_, err = api.Update(ctx, want, metav1.UpdateOptions{FieldManager: managedByValue})
+	}
+	if err != nil {
+		return r.clusterError(op, id, err)
+	}
+	return nil
+}
+
+// keepServiceAddresses keeps the addresses the cluster gave a Service, and
+// its node port while the Service keeps its type and port.
+func keepServiceAddresses(have, want *corev1.Service) {
+	want.Spec.ClusterIP, want.Spec.ClusterIPs = have.Spec.ClusterIP, have.Spec.ClusterIPs
+	want.Spec.IPFamilies, want.Spec.IPFamilyPolicy = have.Spec.IPFamilies, have.Spec.IPFamilyPolicy
+	if want.Spec.Type == have.Spec.Type && len(have.Spec.Ports) == 1 && have.Spec.Ports[0].Port == want.Spec.Ports[0].Port {
+		want.Spec.Ports[0].NodePort = have.Spec.Ports[0].NodePort
+	}
+}
