@@ -189,6 +189,20 @@ func (k *kubeCluster) checkNothingLeft(ns, id string) resource.TestCheckFunc {
 	}
 }
 
+// block is the provider block's kubernetes block for agents in namespace
+// ns, run from the test image.
+func (k *kubeCluster) block(ns string) string {
+	return fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
+		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
+}
+
+// uniqueName is an agent name that no other run on the cluster uses.
+func uniqueName(prefix string) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return prefix + " " + hex.EncodeToString(b)
+}
+
 // TestAccKubeAgent creates an agent on the cluster through terraform,
 // reads its card through the data source, and destroys it, leaving no
 // object of it behind.
@@ -196,11 +210,8 @@ func TestAccKubeAgent(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	ns := k.namespace(t)
-	acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
-		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	name := "Kube Acc " + hex.EncodeToString(b)
+	acc.adapterBlock = k.block(ns)
+	name := uniqueName("Kube Acc")
 	id := agentconfig.Slug(name)
 	agent := acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes acceptance test agent\"", name))
 	local := a2acli.FreePort(t)
@@ -250,11 +261,8 @@ func TestAccKubeAgent_drift(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	ns := k.namespace(t)
-	acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
-		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	name := "Kube Drift " + hex.EncodeToString(b)
+	acc.adapterBlock = k.block(ns)
+	name := uniqueName("Kube Drift")
 	id := agentconfig.Slug(name)
 	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes drift test agent\"", name))
 	deployment := "a2a-" + id
@@ -337,11 +345,8 @@ func TestAccKubeAgent_replicas(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	ns := k.namespace(t)
-	acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
-		"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	name := "Kube Replicas " + hex.EncodeToString(b)
+	acc.adapterBlock = k.block(ns)
+	name := uniqueName("Kube Replicas")
 	id := agentconfig.Slug(name)
 	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes replicas test agent\"", name)
 	resource.Test(t, resource.TestCase{
@@ -376,14 +381,11 @@ func TestAccKubeAgent_moveNamespace(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	from, to := k.namespace(t), k.namespace(t)
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	name := "Kube Move " + hex.EncodeToString(b)
+	name := uniqueName("Kube Move")
 	id := agentconfig.Slug(name)
 	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes move test agent\"", name)
 	in := func(ns string) string {
-		acc.adapterBlock = fmt.Sprintf("  kubernetes {\n    namespace         = %q\n    base_image        = %q\n"+
-			"    image_pull_policy = \"Never\"\n    stop_grace_period = \"3s\"\n  }\n", ns, k.image)
+		acc.adapterBlock = k.block(ns)
 		return acc.agent(toml)
 	}
 	resource.Test(t, resource.TestCase{
