@@ -139,27 +139,7 @@ func (k *kubeCluster) forward(t *testing.T, ns, id string, local int) error {
 // checkRunning proves that the agent in state runs as one ready pod of
 // its Deployment, which the instance names.
 func (k *kubeCluster) checkRunning(ns, id string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
-		if err != nil {
-			return err
-		}
-		var live []string
-		for _, p := range pods.Items {
-			if p.DeletionTimestamp == nil {
-				live = append(live, p.Name)
-			}
-		}
-		if len(live) != 1 {
-			return fmt.Errorf("agent %s has pods %v, want 1", id, live)
-		}
-		if got := s.RootModule().Resources[agentAddr].Primary.Attributes["instance"]; got != live[0] {
-			return fmt.Errorf("instance is %q, want the pod %q", got, live[0])
-		}
-		return nil
-	}
+	return k.checkPods(ns, id, 1)
 }
 
 // checkNothingLeft is a CheckDestroy: no object and no pod of the agent is

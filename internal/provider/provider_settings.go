@@ -137,12 +137,7 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	root := path.Root("kubernetes")
-	str := func(name string, v types.String) string {
-		if refuseUnknown(&diags, root.AtName(name), v) {
-			return ""
-		}
-		return v.ValueString()
-	}
+	str := settingReader(&diags, root)
 	k := kube.Options{
 		Kubeconfig:      str("kubeconfig", m.Kubeconfig),
 		Context:         str("context", m.Context),
@@ -164,12 +159,7 @@ func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 func (m containerModel) resolve() (container.Options, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	root := path.Root("container")
-	str := func(name string, v types.String) string {
-		if refuseUnknown(&diags, root.AtName(name), v) {
-			return ""
-		}
-		return v.ValueString()
-	}
+	str := settingReader(&diags, root)
 	c := container.Options{
 		Host:            str("host", m.Host),
 		BaseImage:       str("base_image", m.BaseImage),
@@ -228,6 +218,17 @@ func refuseUnknown(diags *diag.Diagnostics, p path.Path, v unknowable) bool {
 	diags.AddAttributeError(p, "Provider setting not known at plan time",
 		"The provider needs this value before it can plan any agent: set it from a variable or a literal, not from a resource attribute.")
 	return true
+}
+
+// settingReader reads the string attributes of the block at root, refusing
+// each one not known at plan time.
+func settingReader(diags *diag.Diagnostics, root path.Path) func(name string, v types.String) string {
+	return func(name string, v types.String) string {
+		if refuseUnknown(diags, root.AtName(name), v) {
+			return ""
+		}
+		return v.ValueString()
+	}
 }
 
 // parseDuration reads a duration the attribute validator has already
