@@ -18,6 +18,8 @@ type AddressPlanner interface {
 	// PlannedAddress returns the address the agent of cfg will have once
 	// provisioned, and false when only provisioning can tell (a port the
 	// runtime allocates, an agent of its own that serves its card elsewhere).
+	// A zero Port is one only provisioning tells, where the endpoint does
+	// not depend on it.
 	PlannedAddress(cfg *agentconfig.Config) (Address, bool)
 }
 

@@ -49,16 +49,18 @@ type Spec struct {
 	// port, and one that is taken is not waited for.
 	PreferredPort int
 	// Replicas is how many instances of the agent run at once, for a
-	// runtime that is a ReplicaRunner; zero means one. Other runtimes run
-	// one, and the provider refuses more for them at plan time.
+	// runtime that is a ReplicaRunner; zero means its DefaultReplicas.
+	// Other runtimes run one, and the provider refuses more for them at
+	// plan time.
 	Replicas int
 }
 
 // ReplicaRunner is implemented by runtimes that run an agent as several
 // instances behind one address (Spec.Replicas).
 type ReplicaRunner interface {
-	// RunsReplicas reports that the runtime honours Spec.Replicas.
-	RunsReplicas() bool
+	// DefaultReplicas is how many instances an agent whose spec asks for
+	// none runs.
+	DefaultReplicas() int
 }
 
 // RequireKnownAllowlist is the check every Provision makes first: only

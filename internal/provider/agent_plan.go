@@ -73,6 +73,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if r.deps != nil {
 		rt = r.deps.runtime
 	}
+	var replicas types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &replicas)...)
+	planReplicas(rt, replicas, &plan)
 	resp.Diagnostics.Append(checkReplicas(rt, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -138,23 +141,27 @@ type writeOnly struct {
 // agentChange is what applying a plan does to an existing agent. Plan and
 // apply both derive it from the prior state and the plan, so they agree.
 type agentChange struct {
-	provision bool // the config, allowlist or injected variables changed: record it again
+	provision bool // the config, allowlist, injected variables or replicas changed: record it again
 	start     bool // (re)start: stop if running, start, wait
 	stop      bool // stop and leave stopped
 	create    bool // a new agent: a failed start removes it again
+	scale     bool // only the replicas of a running agent changed: provisioning scales it in place
 }
 
 func changeOf(prior, plan *agentModel) agentChange {
 	if prior == nil {
 		return agentChange{provision: true, start: plan.Running.ValueBool(), create: true}
 	}
-	c := agentChange{provision: specChanged(prior, plan) || injectedChanged(prior, plan)}
+	respec := specChanged(prior, plan) || injectedChanged(prior, plan)
+	rescale := replicasOf(plan) != replicasOf(prior)
+	c := agentChange{provision: respec || rescale}
 	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()
 	// A running agent whose card stopped answering (hung, deadlocked) is
 	// drift like a crashed one: apply restarts it.
 	hung := wasRunning && prior.Health.ValueString() == string(agentruntime.HealthUnhealthy)
-	c.start = wantRunning && (c.provision || !wasRunning || hung)
+	c.start = wantRunning && (respec || !wasRunning || hung)
 	c.stop = !wantRunning && wasRunning
+	c.scale = rescale && wantRunning && !c.start
 	return c
 }
 
@@ -162,16 +169,30 @@ func changeOf(prior, plan *agentModel) agentChange {
 // version of its write-only values changed.
 func specChanged(prior, plan *agentModel) bool {
 	return !plan.Config.Equal(prior.Config) || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
-		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion) ||
-		replicasOf(plan) != replicasOf(prior)
+		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion)
 }
 
-// replicasOf is how many instances of the agent the model asks for.
+// replicasOf is how many instances of the agent the model asks for; one
+// until the plan knows.
 func replicasOf(m *agentModel) int {
 	if m.Replicas.IsNull() || m.Replicas.IsUnknown() {
 		return 1
 	}
 	return int(m.Replicas.ValueInt64())
+}
+
+// planReplicas plans the runtime's default for an agent whose config sets
+// no replicas: one, or as many as the provider block's kubernetes
+// replicas. Each plan sets it afresh, so that a new default reaches such
+// agents, and the value read back never differs from the one planned.
+func planReplicas(rt agentruntime.Runtime, configured types.Int64, plan *agentModel) {
+	switch runner, ok := rt.(agentruntime.ReplicaRunner); {
+	case !configured.IsNull():
+	case ok:
+		plan.Replicas = types.Int64Value(int64(runner.DefaultReplicas()))
+	case rt != nil:
+		plan.Replicas = types.Int64Value(1)
+	}
 }
 
 // checkReplicas refuses more than one instance of an agent on a runtime
@@ -181,7 +202,7 @@ func checkReplicas(rt agentruntime.Runtime, plan *agentModel) diag.Diagnostics {
 	if rt == nil || replicasOf(plan) <= 1 {
 		return diags
 	}
-	if runner, ok := rt.(agentruntime.ReplicaRunner); ok && runner.RunsReplicas() {
+	if _, ok := rt.(agentruntime.ReplicaRunner); ok {
 		return diags
 	}
 	diags.AddAttributeError(path.Root("replicas"), "Replicas not supported by this adapter",
@@ -266,7 +287,9 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		plan.Port = types.Int64Unknown()
 		if addr, ok := plannedAddress(rt, cfg); ok {
 			plan.Endpoint, plan.CardURL = types.StringValue(addr.Endpoint), types.StringValue(addr.CardURL)
-			plan.Port = types.Int64Value(int64(addr.Port))
+			if addr.Port > 0 {
+				plan.Port = types.Int64Value(int64(addr.Port))
+			}
 		}
 	}
 	plan.Health, plan.Instance = plannedProcess(prior, plan, change)
@@ -343,6 +366,9 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 		return unknown, unknown
 	case prior == nil: // created, not started
 		return types.StringValue(string(agentruntime.HealthProvisioned)), types.StringNull()
+	case change.scale:
+		// The instances it keeps stay as they are, joined or left by others.
+		return prior.Health, unknown
 	case change.provision:
 		// Left stopped with a new config: every adapter reports an agent
 		// that has run as stopped, and one that never ran as provisioned

@@ -129,10 +129,11 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Whether the agent should be running. A crashed agent reads back `false`, so the plan starts it again. Default: `true`.",
 			},
 			"replicas": schema.Int64Attribute{
-				Optional: true,
+				Optional: true, Computed: true,
 				MarkdownDescription: "How many instances of the agent run at once behind its one address, on an adapter that runs " +
 					"replicas: the `kubernetes` adapter runs that many pods. The `local` and `container` adapters run one, and refuse more " +
-					"at plan time. Changing it restarts the agent. Default: `1`.",
+					"at plan time. Changing it scales a running agent in place: its instances keep running, and apply returns once " +
+					"the new ones are ready. Default: the provider block's `kubernetes.replicas` on Kubernetes, else `1`.",
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"wait_for_healthy": schema.BoolAttribute{
@@ -238,10 +239,8 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 			m.EnvAllowlist = optionalString(a.EnvAllowlist)
 		}
 	}
-	if a.Replicas > 1 || (a.Replicas > 0 && !m.Replicas.IsNull()) {
-		// One instance is the default, which a config need not write.
-		m.Replicas = types.Int64Value(int64(a.Replicas))
-	}
+	// Adapters that run one instance report none.
+	m.Replicas = types.Int64Value(int64(max(a.Replicas, 1)))
 	if m.WaitForHealthy.IsNull() || m.WaitForHealthy.IsUnknown() {
 		// An imported agent has no value yet; the default keeps the first
 		// plan after import empty.

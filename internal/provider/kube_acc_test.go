@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
@@ -319,8 +320,38 @@ func (k *kubeCluster) checkPods(ns, id string, want int) resource.TestCheckFunc 
 	}
 }
 
+// podsKept records the agent's pods when *pods is empty, and otherwise
+// proves each of them still runs, the same pod, not restarted.
+func (k *kubeCluster) podsKept(ns, id string, pods *[]corev1.Pod) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		list, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+		if err != nil {
+			return err
+		}
+		if len(*pods) == 0 {
+			*pods = list.Items
+			return nil
+		}
+		for _, before := range *pods {
+			i := slices.IndexFunc(list.Items, func(p corev1.Pod) bool { return p.UID == before.UID })
+			if i < 0 || list.Items[i].DeletionTimestamp != nil {
+				return fmt.Errorf("pod %s of agent %s did not keep running", before.Name, id)
+			}
+			for _, c := range list.Items[i].Status.ContainerStatuses {
+				if c.RestartCount > 0 {
+					return fmt.Errorf("pod %s of agent %s restarted its agent", before.Name, id)
+				}
+			}
+		}
+		return nil
+	}
+}
+
 // TestAccKubeAgent_replicas: an agent asks for two pods and gets them,
-// then for three, and gets three; it imports with the replicas it has.
+// then for three, and gets three more by a scale in place: the two keep
+// running; it imports with the replicas it has.
 func TestAccKubeAgent_replicas(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
@@ -329,6 +360,7 @@ func TestAccKubeAgent_replicas(t *testing.T) {
 	name := uniqueName("Kube Replicas")
 	id := agentconfig.Slug(name)
 	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes replicas test agent\"", name)
+	var pods []corev1.Pod
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             k.checkNothingLeft(ns, id),
@@ -339,14 +371,19 @@ func TestAccKubeAgent_replicas(t *testing.T) {
 					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 					resource.TestCheckResourceAttr(agentAddr, "replicas", "2"),
 					k.checkPods(ns, id, 2),
+					k.podsKept(ns, id, &pods),
 				),
 			},
 			{
 				Config: acc.agent(toml, "  replicas = 3"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 					resource.TestCheckResourceAttr(agentAddr, "replicas", "3"),
 					k.checkPods(ns, id, 3),
+					k.podsKept(ns, id, &pods),
 				),
 			},
 		}, importSteps(agentAddr, id)...),
@@ -385,5 +422,58 @@ func TestAccKubeAgent_moveNamespace(t *testing.T) {
 				),
 			},
 		},
+	})
+}
+
+// TestAccKubeAgent_providerSettings: the kubernetes block's advertised URL
+// template gives the agent its endpoint, already in the plan, its replicas
+// default the agent's pods, and its resources and pull secrets reach the
+// Deployment; the agent imports with an empty plan.
+func TestAccKubeAgent_providerSettings(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns := k.namespace(t)
+	acc.adapterBlock = strings.TrimSuffix(k.block(ns), "  }\n") + `    advertised_url     = "https://{id}.{namespace}.agents.example.com"
+    replicas           = 2
+    image_pull_secrets = ["registry-creds"]
+    resources {
+      cpu_request  = "20m"
+      memory_limit = "200Mi"
+    }
+  }
+`
+	name := uniqueName("Kube Settings")
+	id := agentconfig.Slug(name)
+	endpoint := fmt.Sprintf("https://%s.%s.agents.example.com", id, ns)
+	deployment := func(*terraform.State) error {
+		d, err := k.cs.AppsV1().Deployments(ns).Get(context.Background(), "a2a-"+id, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		pod := d.Spec.Template.Spec
+		res := pod.Containers[0].Resources
+		if len(pod.ImagePullSecrets) != 1 || pod.ImagePullSecrets[0].Name != "registry-creds" ||
+			res.Requests.Cpu().String() != "20m" || res.Limits.Memory().String() != "200Mi" {
+			return fmt.Errorf("the Deployment's pods have pull secrets %+v and resources %+v", pod.ImagePullSecrets, res)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: append([]resource.TestStep{{
+			Config: acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes settings test agent\"", name)),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(agentAddr, at("endpoint"), knownvalue.StringExact(endpoint)),
+				plancheck.ExpectKnownValue(agentAddr, at("card_url"), knownvalue.StringExact(endpoint+"/.well-known/agent-card.json")),
+				plancheck.ExpectKnownValue(agentAddr, at("replicas"), knownvalue.Int64Exact(2)),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+				resource.TestCheckResourceAttr(agentAddr, "endpoint", endpoint),
+				k.checkPods(ns, id, 2),
+				deployment,
+			),
+		}}, importSteps(agentAddr, id)...),
 	})
 }

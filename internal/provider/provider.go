@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
@@ -200,7 +202,62 @@ func kubernetesBlock() schema.Block {
 					defaultIs(kube.DefaultStopGracePeriod.String()),
 				Validators: []validator.String{durationValidator()},
 			},
+			"image_pull_secrets": schema.ListAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Names of Secrets in the namespace (of type `kubernetes.io/dockerconfigjson`) that the cluster " +
+					"pulls `base_image` with, when its registry asks for credentials. Default: none.",
+				Validators: []validator.List{
+					listvalidator.ValueStringsAre(errorValidator("Invalid image pull secret", kube.ValidatePullSecret)),
+					listvalidator.UniqueValues(),
+				},
+			},
+			"advertised_url": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "The URL each agent advertises (its `endpoint`, and its card's URL under it), as a template " +
+					"in which `{id}` is the agent id, `{namespace}` the namespace and `{scope}` the scope, such as `\"https://{id}.agents.example.com\"` " +
+					"for the host an Ingress routes to the agent's Service. It must contain `{id}`, so that no two agents share a URL, " +
+					"and be an absolute `http` or `https` URL; providers sharing one template tell their agents apart with `{namespace}` or `{scope}`. " +
+					"An agent config's own `[server] advertised_url` wins. A changed template reaches an agent when it is next provisioned. " +
+					"Default: the Service's name in the cluster, `http://<service>.<namespace>.svc.cluster.local:<port>`.",
+				Validators: []validator.String{errorValidator("Invalid advertised URL", kube.ValidateAdvertisedURL)},
+			},
+			"replicas": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "How many pods an agent runs when its `a2a_agent` sets no `replicas`. Changing it scales those " +
+					fmt.Sprintf("agents in place. Default: `%d`.", kube.DefaultReplicas),
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
 		},
+		Blocks: map[string]schema.Block{"resources": kubeResourcesBlock()},
+	}
+}
+
+// kubeResourceSettings are the attributes of the kubernetes resources
+// block: what they set, and their defaults.
+var kubeResourceSettings = []struct{ name, resource, kind, doc, def string }{
+	{"cpu_request", "cpu", "request", "CPU each agent container requests, in cores such as `\"250m\"` or `\"0.5\"`; at most `cpu_limit`.",
+		kube.DefaultResources.CPURequest},
+	{"memory_request", "memory", "request", "Memory each agent container requests, in bytes such as `\"64Mi\"` or `\"1Gi\"`; at most `memory_limit`.",
+		kube.DefaultResources.MemoryRequest},
+	{"cpu_limit", "cpu", "limit", "Most CPU each agent container may use, in cores such as `\"1\"` or `\"500m\"`.",
+		kube.DefaultResources.CPULimit},
+	{"memory_limit", "memory", "limit", "Most memory each agent container may use, in bytes such as `\"512Mi\"`; a pod that uses more is restarted.",
+		kube.DefaultResources.MemoryLimit},
+}
+
+func kubeResourcesBlock() schema.Block {
+	attrs := map[string]schema.Attribute{}
+	for _, s := range kubeResourceSettings {
+		attrs[s.name] = schema.StringAttribute{
+			Optional:            true,
+			MarkdownDescription: s.doc + " " + defaultIs(s.def),
+			Validators:          []validator.String{resourceValidator(s.resource, s.kind)},
+		}
+	}
+	return schema.SingleNestedBlock{
+		MarkdownDescription: "Resource requests and limits of every agent container, as Kubernetes quantities. A change reaches " +
+			"an agent when it is next provisioned (when its config or replicas change).",
+		Attributes: attrs,
 	}
 }
 

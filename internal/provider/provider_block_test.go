@@ -1,13 +1,20 @@
 package provider
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/memory"
 )
 
 // unusedResource gives a plan something to do with the provider.
@@ -34,6 +41,22 @@ func TestProviderBlockValidation(t *testing.T) {
 		{"bad pull policy", "kubernetes {\n    base_image = \"a2a:1\"\n    image_pull_policy = \"Sometimes\"\n  }", `(?s)image_pull_policy.*value must be one of`},
 		{"bad service type", "kubernetes {\n    base_image = \"a2a:1\"\n    service_type = \"Ingress\"\n  }", `(?s)service_type.*value must be one of`},
 		{"bad kubernetes grace period", "kubernetes {\n    base_image = \"a2a:1\"\n    stop_grace_period = \"soon\"\n  }", `"soon" is not a duration`},
+		{"bad pull secret", kubeBlock(`image_pull_secrets = ["registry", "Registry Creds"]`),
+			`(?s)Invalid image pull secret.*"Registry Creds" cannot name a\s+Secret`},
+		{"repeated pull secret", kubeBlock(`image_pull_secrets = ["registry", "registry"]`), `(?s)Duplicate List Value.*image_pull_secrets`},
+		{"advertised url without id", kubeBlock(`advertised_url = "https://agents.example.com"`),
+			`(?s)Invalid advertised URL.*advertised_url.*does not contain \{id\}`},
+		{"advertised url not http", kubeBlock(`advertised_url = "{id}.agents.example.com"`),
+			`(?s)Invalid advertised URL.*not\s+an\s+http\s+or\s+https\s+URL`},
+		{"no replicas", kubeBlock(`replicas = 0`), `(?s)kubernetes.replicas.*must be at least 1`},
+		{"bad quantity", kubeBlock("resources {\n    memory_limit = \"lots\"\n  }"),
+			`(?s)Invalid quantity.*memory_limit.*"lots" is not a quantity`},
+		{"request above limit", kubeBlock("resources {\n    cpu_request = \"2\"\n    cpu_limit = \"1\"\n  }"),
+			`(?s)Request above limit.*cpu_request = "2".*cpu request 2 is above the cpu limit 1`},
+		{"request above default limit", kubeBlock("resources {\n    memory_request = \"1Gi\"\n  }"),
+			`(?s)Request above limit.*memory_request.*above the memory limit 256Mi`},
+		{"limit below default request", kubeBlock("resources {\n    cpu_limit = \"5m\"\n  }"),
+			`(?s)Request above limit.*cpu_limit = "5m".*cpu request 10m is above the cpu limit 5m`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +74,11 @@ func TestProviderBlockValidation(t *testing.T) {
 			})
 		})
 	}
+}
+
+// kubeBlock is a kubernetes block with an image and the given lines.
+func kubeBlock(lines string) string {
+	return "kubernetes {\n    base_image = \"a2a:1\"\n    " + lines + "\n  }"
 }
 
 // TestProviderBlockReportsEveryProblem gives the container block several
@@ -135,5 +163,37 @@ provider "a2a" {
 	}
 	if got := strings.Count(out, "Error: "); got != 1 || !regexp.MustCompile(`(?s)Invalid advertise host.*advertise_host = "not a host!!"`).MatchString(out) {
 		t.Errorf("terraform validate reported %d errors, want the advertise host alone:\n%s", got, out)
+	}
+}
+
+// TestKubernetesBlockSettings: every setting of the kubernetes block
+// reaches the adapter's options as written, and those left out stay
+// zero, for the adapter's defaults.
+func TestKubernetesBlockSettings(t *testing.T) {
+	var got *kube.Options
+	p := &a2aProvider{version: "test", connect: func(_ context.Context, s settings) (*runtimeDeps, error) {
+		got = s.kubernetes
+		return &runtimeDeps{runtime: memory.New()}, nil
+	}}
+	block := kubeBlock(`image_pull_secrets = ["registry-a", "registry-b"]
+    advertised_url = "https://{id}.agents.example.com"
+    replicas = 3
+    resources {
+      cpu_request = "50m"
+      memory_limit = "1Gi"
+    }`)
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"a2a": providerserver.NewProtocol6WithError(p)},
+		Steps: []resource.TestStep{{
+			Config:   "provider \"a2a\" {\n  state_dir = \"" + t.TempDir() + "\"\n  " + block + "\n}\n" + unusedResource,
+			PlanOnly: true, ExpectNonEmptyPlan: true,
+		}},
+	})
+	want := kube.Options{
+		BaseImage: "a2a:1", ImagePullSecrets: []string{"registry-a", "registry-b"}, AdvertisedURL: "https://{id}.agents.example.com",
+		Replicas: 3, Resources: kube.Resources{CPURequest: "50m", MemoryLimit: "1Gi"},
+	}
+	if got == nil || !reflect.DeepEqual(*got, want) {
+		t.Errorf("kubernetes options = %+v, want %+v", got, want)
 	}
 }

@@ -37,14 +37,25 @@ type providerModel struct {
 }
 
 type kubernetesModel struct {
-	Kubeconfig      types.String `tfsdk:"kubeconfig"`
-	Context         types.String `tfsdk:"context"`
-	Namespace       types.String `tfsdk:"namespace"`
-	BaseImage       types.String `tfsdk:"base_image"`
-	ImagePullPolicy types.String `tfsdk:"image_pull_policy"`
-	ServiceType     types.String `tfsdk:"service_type"`
-	Scope           types.String `tfsdk:"scope"`
-	StopGracePeriod types.String `tfsdk:"stop_grace_period"`
+	Kubeconfig       types.String        `tfsdk:"kubeconfig"`
+	Context          types.String        `tfsdk:"context"`
+	Namespace        types.String        `tfsdk:"namespace"`
+	BaseImage        types.String        `tfsdk:"base_image"`
+	ImagePullPolicy  types.String        `tfsdk:"image_pull_policy"`
+	ServiceType      types.String        `tfsdk:"service_type"`
+	Scope            types.String        `tfsdk:"scope"`
+	StopGracePeriod  types.String        `tfsdk:"stop_grace_period"`
+	ImagePullSecrets types.List          `tfsdk:"image_pull_secrets"`
+	AdvertisedURL    types.String        `tfsdk:"advertised_url"`
+	Replicas         types.Int64         `tfsdk:"replicas"`
+	Resources        *kubeResourcesModel `tfsdk:"resources"`
+}
+
+type kubeResourcesModel struct {
+	CPURequest    types.String `tfsdk:"cpu_request"`
+	MemoryRequest types.String `tfsdk:"memory_request"`
+	CPULimit      types.String `tfsdk:"cpu_limit"`
+	MemoryLimit   types.String `tfsdk:"memory_limit"`
 }
 
 type localModel struct {
@@ -147,6 +158,24 @@ func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 		ServiceType:     str("service_type", m.ServiceType),
 		Scope:           str("scope", m.Scope),
 		StopGracePeriod: parseDuration(str("stop_grace_period", m.StopGracePeriod)),
+		AdvertisedURL:   str("advertised_url", m.AdvertisedURL),
+	}
+	if !refuseUnknown(&diags, root.AtName("replicas"), m.Replicas) {
+		k.Replicas = int(m.Replicas.ValueInt64())
+	}
+	if !refuseUnknown(&diags, root.AtName("image_pull_secrets"), m.ImagePullSecrets) {
+		for i, v := range m.ImagePullSecrets.Elements() {
+			if name, ok := v.(types.String); ok && !refuseUnknown(&diags, root.AtName("image_pull_secrets").AtListIndex(i), name) {
+				k.ImagePullSecrets = append(k.ImagePullSecrets, name.ValueString())
+			}
+		}
+	}
+	if r := m.Resources; r != nil {
+		str := settingReader(&diags, root.AtName("resources"))
+		k.Resources = kube.Resources{
+			CPURequest: str("cpu_request", r.CPURequest), MemoryRequest: str("memory_request", r.MemoryRequest),
+			CPULimit: str("cpu_limit", r.CPULimit), MemoryLimit: str("memory_limit", r.MemoryLimit),
+		}
 	}
 	if k.BaseImage == "" && !m.BaseImage.IsUnknown() {
 		diags.AddAttributeError(root.AtName("base_image"), "No base image",

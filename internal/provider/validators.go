@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 )
 
 // stringRule is a string attribute validator made of one rule: known values
@@ -169,4 +171,60 @@ func webURLProblem(value string) string {
 		detail += fmt.Sprintf(" (%v)", err)
 	}
 	return detail + "."
+}
+
+// resourceRule checks a setting of the kubernetes resources block: a
+// positive quantity and, for a request, no more than its limit (the
+// sibling attribute, else the default limit). A limit checks itself
+// against the default request when no request is set, so that each
+// problem is reported once, at the attribute written.
+type resourceRule struct {
+	resource string // cpu or memory
+	kind     string // request or limit
+}
+
+func resourceValidator(resource, kind string) validator.String { return resourceRule{resource, kind} }
+
+func (r resourceRule) Description(context.Context) string {
+	return "must be a positive Kubernetes quantity, a request no greater than its limit"
+}
+
+func (r resourceRule) MarkdownDescription(ctx context.Context) string { return r.Description(ctx) }
+
+func (r resourceRule) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	value := req.ConfigValue.ValueString()
+	if err := kube.ValidateQuantity(r.resource+"_"+r.kind, value); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid quantity", err.Error()+".")
+		return
+	}
+	other := map[string]string{"request": "limit", "limit": "request"}[r.kind]
+	var sibling types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, req.Path.ParentPath().AtName(r.resource+"_"+other), &sibling)...)
+	if sibling.IsUnknown() || (r.kind == "limit" && !sibling.IsNull()) {
+		return
+	}
+	otherValue := sibling.ValueString()
+	if sibling.IsNull() {
+		otherValue = kubeResourceDefault(r.resource + "_" + other)
+	}
+	request, limit := value, otherValue
+	if r.kind == "limit" {
+		request, limit = otherValue, value
+	}
+	if err := kube.ValidateWithinLimit(r.resource, request, limit); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Request above limit", err.Error()+".")
+	}
+}
+
+// kubeResourceDefault is the default of a resources setting.
+func kubeResourceDefault(name string) string {
+	for _, s := range kubeResourceSettings {
+		if s.name == name {
+			return s.def
+		}
+	}
+	return ""
 }

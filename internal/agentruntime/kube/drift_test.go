@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,9 @@ func TestDeploymentDeletedByHand(t *testing.T) {
 
 // TestReplicas: an agent provisioned with two replicas runs two ready
 // pods behind its Service, which its instance names, again after a stop;
-// provisioned with one while it runs, it scales to one.
+// provisioned with three, then one, while it runs, it is scaled in place:
+// Provision returns with that many pods ready, and the pods it had keep
+// running.
 func TestReplicas(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
 	rt := newRuntime(t, opts)
@@ -77,9 +80,32 @@ func TestReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitPods(t, rt, a.ID, 2)
-	spec.Replicas = 1
-	if _, err := rt.Provision(testContext(t), spec); err != nil {
-		t.Fatal(err)
+	running := func() []string {
+		t.Helper()
+		a, err := rt.Get(testContext(t), a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(a.Instance, ",")
+	}
+	before := running()
+	for _, n := range []int{3, 1} {
+		spec.Replicas = n
+		if _, err := rt.Provision(testContext(t), spec); err != nil {
+			t.Fatal(err)
+		}
+		// No wait: Provision returns once the agent runs n pods.
+		pods := running()
+		kept := 0
+		for _, p := range pods {
+			if slices.Contains(before, p) {
+				kept++
+			}
+		}
+		if len(pods) != n || kept != min(n, len(before)) {
+			t.Fatalf("scaled from pods %v to %d: pods %v, want %d of them kept", before, n, pods, min(n, len(before)))
+		}
+		before = pods
 	}
 	waitPods(t, rt, a.ID, 1)
 }

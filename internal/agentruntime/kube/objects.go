@@ -113,10 +113,10 @@ type blueprint struct {
 	replicas  int32    // pods when started
 }
 
-// endpoint is the config's advertised_url, else the Service's address in
-// the cluster.
+// endpoint is the config's advertised_url, else the runtime's advertised
+// URL for the agent, else the Service's address in the cluster.
 func (r *Runtime) endpoint(b blueprint) string {
-	return card.Endpoint(b.cfg.Server.AdvertisedURL, r.serviceHost(b.cfg.ID()), b.port)
+	return card.Endpoint(r.advertised(b.cfg), r.serviceHost(b.cfg.ID()), b.port)
 }
 
 func (r *Runtime) meta(id string) metav1.ObjectMeta {
@@ -233,16 +233,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(containerPort)}},
 			PeriodSeconds: 5, TimeoutSeconds: 2, FailureThreshold: 2,
 		},
-		Resources: corev1.ResourceRequirements{
-			Limits: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse(DefaultCPULimit),
-				corev1.ResourceMemory: resource.MustParse(DefaultMemoryLimit),
-			},
-			Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("10m"),
-				corev1.ResourceMemory: resource.MustParse("32Mi"),
-			},
-		},
+		Resources: r.opts.Resources.requirements(),
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr(false),
 			ReadOnlyRootFilesystem:   ptr(true),
@@ -260,6 +251,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
 					Containers:                    []corev1.Container{container},
+					ImagePullSecrets:              r.pullSecrets(),
 					Volumes:                       volumes,
 					TerminationGracePeriodSeconds: &grace,
 					AutomountServiceAccountToken:  ptr(false),
@@ -275,6 +267,15 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 			},
 		},
 	}
+}
+
+// pullSecrets references the Secrets the cluster pulls the image with.
+func (r *Runtime) pullSecrets() []corev1.LocalObjectReference {
+	var refs []corev1.LocalObjectReference
+	for _, name := range r.opts.ImagePullSecrets {
+		refs = append(refs, corev1.LocalObjectReference{Name: name})
+	}
+	return refs
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -112,3 +112,49 @@ func TestNodePortService(t *testing.T) {
 		t.Errorf("provisioned again, the Service moved from node port %d to %d", first, again)
 	}
 }
+
+// TestProvisionSettings: on the cluster, the Deployment of an agent
+// carries the runtime's image pull secrets and resources and runs its
+// default replicas, and the agent advertises the URL the runtime's
+// template gives it, in its card as well.
+func TestProvisionSettings(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	opts.ImagePullSecrets = []string{"registry-creds"}
+	opts.AdvertisedURL = "https://{id}.{namespace}.agents.example.com/"
+	opts.Replicas = 2
+	opts.Resources = Resources{CPURequest: "20m", MemoryRequest: "48Mi", CPULimit: "300m", MemoryLimit: "200Mi"}
+	rt := newRuntime(t, opts)
+	a, err := rt.Provision(testContext(t), agentruntime.Spec{Config: agentConfig("Kube Settings")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	want := "https://" + a.ID + "." + opts.Namespace + ".agents.example.com/"
+	if a.Endpoint != want || a.CardURL != want+".well-known/agent-card.json" || a.Replicas != 2 {
+		t.Errorf("Provision = endpoint %q, card URL %q, %d replicas; want %q, its card under it, 2 replicas", a.Endpoint, a.CardURL, a.Replicas, want)
+	}
+	d, err := rt.cs.AppsV1().Deployments(opts.Namespace).Get(testContext(t), rt.objectName(a.ID), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := d.Spec.Template.Spec
+	if len(pod.ImagePullSecrets) != 1 || pod.ImagePullSecrets[0].Name != "registry-creds" {
+		t.Errorf("image pull secrets = %+v, want registry-creds", pod.ImagePullSecrets)
+	}
+	res := pod.Containers[0].Resources
+	got := []string{res.Requests.Cpu().String(), res.Requests.Memory().String(), res.Limits.Cpu().String(), res.Limits.Memory().String()}
+	if strings.Join(got, " ") != "20m 48Mi 300m 200Mi" {
+		t.Errorf("requests and limits = %v, want 20m 48Mi 300m 200Mi", got)
+	}
+	if err := rt.Start(testContext(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitPods(t, rt, a.ID, 2)
+	a, err = rt.Get(testContext(t), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Card == nil || len(a.Card.Card.SupportedInterfaces) == 0 || a.Card.Card.SupportedInterfaces[0].URL != want {
+		t.Errorf("the agent's card = %+v, want it to advertise %s", a.Card, want)
+	}
+}

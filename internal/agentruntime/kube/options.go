@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
@@ -20,11 +21,15 @@ const (
 	DefaultScope = "default"
 	// DefaultUser is the uid and gid agent pods run as.
 	DefaultUser = int64(65534)
-	// Limits every agent container gets: the built-in host needs a few
-	// tens of megabytes.
-	DefaultCPULimit    = "500m"
-	DefaultMemoryLimit = "256Mi"
+	// DefaultReplicas is how many pods an agent runs when its spec asks
+	// for none.
+	DefaultReplicas = 1
 )
+
+// DefaultResources are what each agent container requests and is limited
+// to unless Options say otherwise: the built-in host needs a few tens of
+// megabytes.
+var DefaultResources = Resources{CPURequest: "10m", MemoryRequest: "32Mi", CPULimit: "500m", MemoryLimit: "256Mi"}
 
 // Options configure a Runtime; they mirror the provider block's kubernetes
 // settings. An empty string or a zero duration selects the default.
@@ -52,6 +57,20 @@ type Options struct {
 	Scope string
 	// StopGracePeriod is how long an agent has to exit after SIGTERM.
 	StopGracePeriod time.Duration
+	// ImagePullSecrets name the Secrets of the namespace that the cluster
+	// pulls the agents' image with.
+	ImagePullSecrets []string
+	// AdvertisedURL is the template of every agent's endpoint, such as
+	// "https://{id}.agents.example.com": {id} is the agent id, {namespace}
+	// the namespace and {scope} the scope. Empty: the Service's name in the
+	// cluster.
+	// An agent config's own [server] advertised_url wins over it.
+	AdvertisedURL string
+	// Replicas is how many pods an agent whose spec names no replicas runs.
+	Replicas int
+	// Resources are each agent container's requests and limits; empty
+	// fields take DefaultResources'.
+	Resources Resources
 	// StateDir is the runtime core's state dir: its locks serialise the
 	// operations on each agent, and it keeps the logs of pods that are gone;
 	// required.
@@ -82,6 +101,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.StopGracePeriod <= 0 {
 		o.StopGracePeriod = DefaultStopGracePeriod
 	}
+	if o.Replicas == 0 {
+		o.Replicas = DefaultReplicas
+	}
+	o.Resources = o.Resources.withDefaults()
 	if err := ValidateNamespace(o.Namespace); err != nil {
 		return o, err
 	}
@@ -92,6 +115,22 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	if err := ValidateServiceType(o.ServiceType); err != nil {
+		return o, err
+	}
+	for _, name := range o.ImagePullSecrets {
+		if err := ValidatePullSecret(name); err != nil {
+			return o, err
+		}
+	}
+	if o.AdvertisedURL != "" {
+		if err := ValidateAdvertisedURL(o.AdvertisedURL); err != nil {
+			return o, err
+		}
+	}
+	if o.Replicas < 1 {
+		return o, fmt.Errorf("kubernetes replicas is %d: an agent runs at least one pod", o.Replicas)
+	}
+	if err := o.Resources.validate(); err != nil {
 		return o, err
 	}
 	if o.BaseImage == "" {
@@ -141,6 +180,16 @@ func ValidateServiceType(t string) error {
 		}
 	}
 	return fmt.Errorf("kubernetes service_type %q is not one of ClusterIP, NodePort or LoadBalancer", t)
+}
+
+// ValidatePullSecret refuses an image pull secret name that cannot name
+// a Secret.
+func ValidatePullSecret(name string) error {
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Errorf("kubernetes image_pull_secrets: %q cannot name a Secret: use lower case letters, digits, '-' and '.', "+
+			"at most 253, starting and ending with a letter or digit", name)
+	}
+	return nil
 }
 
 // graceSeconds is the stop grace period in whole seconds, rounded up so an

@@ -14,6 +14,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -127,10 +129,12 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 }
 
 // Provision creates or updates the agent's objects. A new agent's
-// Deployment has no pods until Start; an agent that exists keeps its
-// replicas, so a running one whose pods change rolls to new pods, each
-// started only once the card of the one before answers. With
-// spec.CreateOnly an agent that exists is refused instead.
+// Deployment has no pods until Start; an agent that exists keeps running
+// or stopped: a running one whose pods change rolls to new pods, each
+// started only once the card of the one before answers, and one whose
+// replicas alone change is scaled in place, keeping its pods, and
+// returned once it runs that many. With spec.CreateOnly an agent that
+// exists is refused instead.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
 	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
@@ -154,7 +158,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if spec.CreateOnly && existing != nil {
 		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: max(int32(spec.Replicas), 1)}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
 	}
@@ -191,7 +195,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	if existing != nil {
+		var before *appsv1.Deployment
 		err := r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
+			before = d.DeepCopy()
 			running := *d.Spec.Replicas
 			if running > 0 {
 				// A running agent runs as many pods as asked for now.
@@ -203,8 +209,44 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		if err != nil {
 			return agentruntime.Agent{}, err
 		}
+		if err := r.waitScaled(ctx, op, id, before); err != nil {
+			return agentruntime.Agent{}, err
+		}
 	}
 	return r.Get(ctx, id)
+}
+
+// waitScaled waits, when the update of a running agent's Deployment from
+// before changed its replicas and nothing of its pods, until the
+// Deployment has that many available pods: the pods it had kept running,
+// the ones added ready, the ones taken away on their way out. A change of
+// the pods themselves rolls them out afresh, which is not waited for: the
+// agent is restarted after provisioning.
+func (r *Runtime) waitScaled(ctx context.Context, op, id string, before *appsv1.Deployment) error {
+	after, err := r.getDeployment(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	want := *after.Spec.Replicas
+	if want == 0 || want == *before.Spec.Replicas || !equality.Semantic.DeepEqual(before.Spec.Template, after.Spec.Template) {
+		return nil
+	}
+	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if after, err = r.getDeployment(ctx, op, id); err != nil {
+			return false, err
+		}
+		s := after.Status
+		return s.ObservedGeneration >= after.Generation && s.Replicas == want && s.UpdatedReplicas == want && s.AvailableReplicas == want, nil
+	})
+	var rerr *agentruntime.Error
+	switch {
+	case err == nil || errors.As(err, &rerr):
+		return err
+	default:
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
+			"deployment %s/%s has %d of its %d pods available after scaling: see kubectl -n %s describe deployment %s, and the events of its pods",
+			r.opts.Namespace, after.Name, after.Status.AvailableReplicas, want, r.opts.Namespace, after.Name)
+	}
 }
 
 // portFor is the config's http_port when set, else the port the agent
@@ -253,9 +295,9 @@ func replicasOf(d *appsv1.Deployment) int32 {
 	return 1
 }
 
-// RunsReplicas reports that an agent may run as several pods behind its
-// Service.
-func (r *Runtime) RunsReplicas() bool { return true }
+// DefaultReplicas is how many pods an agent whose spec asks for none runs
+// behind its Service.
+func (r *Runtime) DefaultReplicas() int { return r.opts.Replicas }
 
 // Start scales the agent's Deployment up, its Secret first given the
 // allowlisted variables' values this process sees now.
@@ -741,12 +783,15 @@ func splitList(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// PlannedAddress is the address Provision gives the agent whose config
-// fixes its port: the Service's name in the cluster, or the config's
-// advertised_url.
+// PlannedAddress is the address Provision gives the agent: the URL its
+// config or the runtime's template advertises, whatever its port, else,
+// when the config fixes its port, the Service's name in the cluster.
 func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
 	if cfg.Runtime.External() {
 		return agentruntime.Address{}, false
+	}
+	if endpoint := r.advertised(cfg); endpoint != "" {
+		return agentruntime.Address{Endpoint: endpoint, CardURL: card.CardURL(endpoint), Port: cfg.Server.HTTPPort}, true
 	}
 	return agentruntime.FixedAddress(cfg, r.serviceHost(cfg.ID()))
 }
