@@ -37,6 +37,27 @@ func References(raw []byte) []string {
 	return names
 }
 
+// Substitute rewrites s piece by piece: each stretch of text between
+// references by text, and each reference by ref, given its name and its
+// default (hasDefault false for a plain ${NAME}). An adapter uses it to
+// hand references on to an expander of its own, such as a Kubernetes pod's
+// $(NAME), where expanding them here would put their values on show.
+func Substitute(s string, text func(string) string, ref func(name, def string, hasDefault bool) string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range reference.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(text(s[last:m[0]]))
+		def, hasDefault := "", m[4] >= 0
+		if hasDefault {
+			def = s[m[6]:m[7]]
+		}
+		b.WriteString(ref(s[m[2]:m[3]], def, hasDefault))
+		last = m[1]
+	}
+	b.WriteString(text(s[last:]))
+	return b.String()
+}
+
 // Lookup returns a variable's value and whether it is set, like os.LookupEnv.
 type Lookup func(name string) (string, bool)
 

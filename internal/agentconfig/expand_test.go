@@ -146,3 +146,24 @@ bearer_token = "${ALSO_MISSING}"
 		t.Errorf("Unresolved changed the config: description = %q", cfg.Agent.Description)
 	}
 }
+
+func TestSubstitute(t *testing.T) {
+	ref := func(name, def string, hasDefault bool) string {
+		if hasDefault {
+			return "<" + name + "|" + def + ">"
+		}
+		return "<" + name + ">"
+	}
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"plain $x", "PLAIN $X"},
+		{"${A}", "<A>"},
+		{"a ${A} b ${B:-d} c ${C:-}", "A <A> B <B|d> C <C|>"},
+		{"$${A}${1BAD}", "$<A>${1BAD}"},
+	}
+	for _, tt := range tests {
+		if got := Substitute(tt.in, strings.ToUpper, ref); got != tt.want {
+			t.Errorf("Substitute(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

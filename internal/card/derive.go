@@ -25,10 +25,14 @@ const LegacyWellKnownPath = "/.well-known/agent.json"
 // CardURL returns where the agent whose JSON-RPC endpoint is endpoint
 // publishes its card: the well-known path below the endpoint's own path,
 // so that "http://h:1/" and "http://h:1" name the same card.
-func CardURL(endpoint string) string {
-	u, err := url.JoinPath(endpoint, WellKnownPath)
+func CardURL(endpoint string) string { return CardURLAt(endpoint, WellKnownPath) }
+
+// CardURLAt returns the URL of the card an agent whose endpoint is
+// endpoint serves at path below it, such as a brought agent's card_path.
+func CardURLAt(endpoint, path string) string {
+	u, err := url.JoinPath(endpoint, path)
 	if err != nil {
-		return strings.TrimRight(endpoint, "/") + WellKnownPath
+		return strings.TrimRight(endpoint, "/") + path
 	}
 	return u
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,15 +61,6 @@ func cardPaths(labels map[string]string) []string {
 		return paths
 	}
 	return []string{card.WellKnownPath}
-}
-
-// cardURL is where clients find the card below the advertised endpoint.
-func cardURL(endpoint string, paths []string) string {
-	u, err := url.JoinPath(endpoint, paths[0])
-	if err != nil {
-		return strings.TrimRight(endpoint, "/") + paths[0]
-	}
-	return u
 }
 
 // ensureImage makes ref present on the engine as the pull policy says:
@@ -185,16 +175,4 @@ func decodeBase64(s string) string {
 		return ""
 	}
 	return string(b)
-}
-
-// checkExternal refuses what the container adapter cannot run.
-func checkExternal(cfg *agentconfig.Config) error {
-	rt := cfg.Runtime
-	switch {
-	case len(rt.Command) > 0 && rt.Image == "":
-		return cfg.Invalid("runtime.command", "runtime.command on the container adapter runs in runtime.image: set image to the image holding the program")
-	case rt.WorkingDir != "":
-		return cfg.Invalid("runtime.working_dir", "runtime.working_dir is for the local adapter: an image sets its own working directory")
-	}
-	return nil
 }

@@ -109,14 +109,7 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 			"write-only values (env_wo %s) reach only the built-in agent host, not [runtime] image %q; pass them through an allowlisted variable instead",
 			strings.Join(spec.Secrets.Names(), ", "), p.Config.Runtime.Image)
 	}
-	if agentconfig.HasReference(p.Config.Runtime.Image) {
-		return p, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", p.Config.ID(), nil,
-			"[runtime] image %q must be literal: the image is chosen before the agent's environment exists", p.Config.Runtime.Image)
-	}
-	if err := checkExternal(p.Config); err != nil {
-		return p, &agentruntime.Error{Kind: agentruntime.KindInvalidConfig, Op: "provision", Err: err}
-	}
-	return p, nil
+	return p, agentruntime.CheckImageAgent(p.Config, "container")
 }
 
 // Provision creates the agent's container, not started. An agent that
@@ -573,7 +566,7 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 	paths := cardPaths(labels)
 	a.CardURL = card.CardURL(a.Endpoint)
 	if labels[labelCardPaths] != "" {
-		a.CardURL = cardURL(a.Endpoint, paths)
+		a.CardURL = card.CardURLAt(a.Endpoint, paths[0])
 	}
 	switch state := c.State.Status; {
 	case restarting(c):

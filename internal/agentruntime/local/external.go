@@ -5,7 +5,6 @@ package local
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,11 +45,7 @@ func placeExternal(rec *record, cfg *agentconfig.Config, workDir string) {
 	rec.External = true
 	rec.CardPaths = cfg.Runtime.CardPaths()
 	rec.WorkingDir = workDir
-	u, err := url.JoinPath(rec.Endpoint, rec.CardPaths[0])
-	if err != nil {
-		u = strings.TrimRight(rec.Endpoint, "/") + rec.CardPaths[0]
-	}
-	rec.CardURL = u
+	rec.CardURL = card.CardURLAt(rec.Endpoint, rec.CardPaths[0])
 }
 
 // findProgram resolves name as exec would run it from dir: a name with a
