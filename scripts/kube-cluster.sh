@@ -7,6 +7,8 @@
 #   scripts/kube-cluster.sh load IMAGE_TAR   import an OCI archive into the node's image store
 #   scripts/kube-cluster.sh image REF BINARY OUT_TAR
 #                                            pack a static provider binary as an agent base image
+#   scripts/kube-cluster.sh bundle REF OUT_TAR PATH=FILE...
+#                                            pack static programs as an image of a brought agent
 #   scripts/kube-cluster.sh status           show what runs
 #   scripts/kube-cluster.sh down             stop everything, undo every change made to the host
 #
@@ -141,14 +143,15 @@ func main() {
 }
 EOF
     (cd "$src" && CGO_ENABLED=0 go build -ldflags "-s -w" -o "$src/pause" .)
-    pack "$PAUSE_IMAGE" "$src/pause" "$IMAGES/pause.tar" '["/pause"]' 0
+    mkdir -p "$src/root" && install -m 0755 "$src/pause" "$src/root/pause"
+    pack "$PAUSE_IMAGE" "$src/root" "$IMAGES/pause.tar" '["/pause"]' 0
   fi
 }
 
-# pack REF BINARY OUT ENTRYPOINT_JSON USER: a one-layer OCI archive holding
-# BINARY at /<its name> and an empty /tmp.
+# pack REF ROOT OUT ENTRYPOINT_JSON USER: a one-layer OCI archive holding
+# the files of directory ROOT and an empty /tmp.
 pack() {
-  local ref=$1 binary=$2 out=$3 entrypoint=$4 user=$5 work
+  local ref=$1 root=$2 out=$3 entrypoint=$4 user=$5 work
   # The name kubelet asks for: a bare name is Docker Hub's, as it reads it.
   case ${ref%%/*} in
     "$ref") ref=docker.io/library/$ref ;;
@@ -158,7 +161,7 @@ pack() {
   work=$(mktemp -d)
   mkdir -p "$work/root/tmp" "$work/oci/blobs/sha256"
   chmod 1777 "$work/root/tmp"
-  install -m 0755 "$binary" "$work/root/$(basename "$binary")"
+  cp -R "$root/." "$work/root/"
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$work/root" -cf "$work/layer.tar" .
   blob() { # blob FILE: store FILE as a blob, print its digest and size
     local sum; sum=$(sha256sum "$1" | cut -d' ' -f1)
@@ -185,8 +188,23 @@ pack() {
 image() {
   [[ $# == 3 ]] || usage
   local staged; staged=$(mktemp -d)
-  cp "$2" "$staged/terraform-provider-a2a"
-  pack "$1" "$staged/terraform-provider-a2a" "$3" '["/terraform-provider-a2a","run"]' 65534:65534
+  install -m 0755 "$2" "$staged/terraform-provider-a2a"
+  pack "$1" "$staged" "$3" '["/terraform-provider-a2a","run"]' 65534:65534
+  rm -rf "$staged"
+}
+
+# bundle REF OUT PATH=FILE...: an image of brought agents, holding each
+# FILE (a static program) at PATH, with no entrypoint, so that an agent's
+# [runtime] command names the program to run, as an unprivileged user.
+bundle() {
+  [[ $# -ge 3 ]] || usage
+  local ref=$1 out=$2 staged entry; shift 2
+  staged=$(mktemp -d)
+  for entry in "$@"; do
+    [[ $entry == /*=* && -f ${entry#*=} ]] || { rm -rf "$staged"; fail "bundle: $entry is not PATH=FILE with an absolute PATH and an existing FILE"; }
+    install -D -m 0755 "${entry#*=}" "$staged/${entry%%=*}"
+  done
+  pack "$ref" "$staged" "$out" null 65534:65534
   rm -rf "$staged"
 }
 
@@ -532,7 +550,7 @@ env_() {
 }
 
 usage() {
-  echo "usage: $0 up | down | env | status | load IMAGE_TAR | image REF BINARY OUT_TAR" >&2
+  echo "usage: $0 up | down | env | status | load IMAGE_TAR | image REF BINARY OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
   exit 2
 }
 
@@ -543,5 +561,6 @@ case ${1:-} in
   status) status ;;
   load) shift; load "$@" ;;
   image) shift; image "$@" ;;
+  bundle) shift; bundle "$@" ;;
   *) usage ;;
 esac

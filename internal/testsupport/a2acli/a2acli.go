@@ -43,6 +43,10 @@ func Binary(t testing.TB) string {
 	return path
 }
 
+// Path is Binary for a program that packs the tool, such as the one that
+// builds the kubernetes tests' image of brought agents.
+func Path() (string, error) { return built() }
+
 var built = sync.OnceValues(build)
 
 func build() (string, error) {
