@@ -142,11 +142,11 @@ type Card struct {
 // built-in agent host; with either it is an agent the operator brings,
 // which serves its own card.
 type Runtime struct {
-	// Image is the agent's own image (container adapter only).
+	// Image is the agent's own image (container and kubernetes adapters).
 	Image string `toml:"image"`
 	// Command is the program and its arguments, run without a shell: on
-	// the local adapter in place of the built-in host, on the container
-	// adapter in place of the image's command.
+	// the local adapter in place of the built-in host, on the container and
+	// kubernetes adapters in place of the image's command.
 	Command []string `toml:"command"`
 	// Pull says when the engine pulls Image: PullMissing (the default),
 	// PullAlways or PullNever.

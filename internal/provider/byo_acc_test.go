@@ -50,17 +50,23 @@ func writeCard(t *testing.T, dir, name, url, binding, protocol string) string {
 // SDK client and checks what it answers.
 func answers(binding, protocol, ask, want string) resource.TestCheckFunc {
 	return resource.TestCheckResourceAttrWith(agentAddr, "endpoint", func(endpoint string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		got, err := a2acli.Ask(ctx, endpoint, binding, protocol, ask)
-		if err != nil {
-			return fmt.Errorf("ask the agent at %s: %w", endpoint, err)
-		}
-		if !strings.Contains(got, want) {
-			return fmt.Errorf("the agent at %s answered %q, want %q", endpoint, got, want)
-		}
-		return nil
+		return answersAt(endpoint, binding, protocol, ask, want)
 	})
+}
+
+// answersAt asks the agent at endpoint through the official SDK client and
+// checks what it answers.
+func answersAt(endpoint, binding, protocol, ask, want string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := a2acli.Ask(ctx, endpoint, binding, protocol, ask)
+	if err != nil {
+		return fmt.Errorf("ask the agent at %s: %w", endpoint, err)
+	}
+	if !strings.Contains(got, want) {
+		return fmt.Errorf("the agent at %s answered %q, want %q", endpoint, got, want)
+	}
+	return nil
 }
 
 // withCardData adds data.a2a_agent_card reading the agent's card by its

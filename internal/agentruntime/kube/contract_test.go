@@ -2,11 +2,14 @@ package kube
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/contracttest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
 func TestContract(t *testing.T) {
@@ -18,18 +21,35 @@ func TestContract(t *testing.T) {
 		FetchCard: func(ctx context.Context, a agentruntime.Agent) ([]byte, error) {
 			return fetchCard(ctx, newRuntime(t, opts), a)
 		},
-		Unsupported: func(t *testing.T, rt agentruntime.Runtime) {
-			for _, extra := range []string{"[runtime]\nimage = \"example.org/agent:1\"", "[runtime]\ncommand = [\"agent\"]"} {
-				spec := agentruntime.Spec{Config: agentConfig("Contract Own Agent", extra)}
-				for op, call := range map[string]func() error{
-					"Check":     func() error { return rt.Check(testContext(t), spec) },
-					"Provision": func() error { _, err := rt.Provision(testContext(t), spec); return err },
-				} {
-					if err := call(); !errors.Is(err, agentruntime.ErrUnsupported) {
-						t.Errorf("%s of %q = %v, want unsupported", op, extra, err)
-					}
-				}
-			}
+		Brought: func(t *testing.T, name string, serveArgs []string, card []byte) []byte {
+			return broughtConfig(name, broughtImage(t), serveArgs, card)
 		},
 	})
+}
+
+// BroughtImageEnv names the image of brought agents the cluster has without
+// pulling it: the A2A SDK's static a2a tool at /a2a and a static busybox as
+// /bin/sh, with no entrypoint. `make test-kube` builds and loads it.
+const BroughtImageEnv = "A2A_KUBE_BROUGHT_IMAGE"
+
+// broughtImage is the image of brought agents, or skips (or fails) the
+// test without one.
+func broughtImage(t testing.TB) string {
+	t.Helper()
+	image := os.Getenv(BroughtImageEnv)
+	if image == "" {
+		missing(t, "%s is not set: run make test-kube", BroughtImageEnv)
+	}
+	return image
+}
+
+// broughtConfig is the contract suite's brought agent on this adapter: the
+// SDK's a2a tool in image, serving card, which a shell writes from
+// [runtime.env] to the pod's /tmp first. It listens on a port of its own,
+// which the Service must lead to.
+func broughtConfig(name, image string, serveArgs []string, card []byte) []byte {
+	command := append([]string{"/bin/sh", "-c", `printf '%s' "$A2A_TEST_CARD" >/tmp/card.json && exec /a2a serve "$@"`, "a2a"}, serveArgs...)
+	command = append(command, "--host", "${HOST}", "--port", "${PORT}", "--card", "/tmp/card.json")
+	return agentConfig(name, fmt.Sprintf("[runtime]\nimage = %q\npull = \"never\"\nport = 9090\ncommand = %s\n[runtime.env]\nA2A_TEST_CARD = %s",
+		image, a2acli.TOMLArray(command...), strconv.Quote(string(card))))
 }

@@ -156,7 +156,7 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 			Selector: r.selector(id),
 			Ports: []corev1.ServicePort{{
 				Name: "http", Protocol: corev1.ProtocolTCP,
-				Port: int32(b.port), TargetPort: intstr.FromInt32(containerPort),
+				Port: int32(b.port), TargetPort: intstr.FromInt(listenPort(b.cfg)),
 			}},
 		},
 	}
@@ -239,6 +239,9 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 			ReadOnlyRootFilesystem:   ptr(true),
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 		},
+	}
+	if b.cfg.Runtime.External() {
+		annotations[annotationCardPaths] = b.bring(&container, endpoint)
 	}
 	grace := r.opts.graceSeconds()
 	return &appsv1.Deployment{

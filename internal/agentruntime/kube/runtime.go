@@ -10,7 +10,9 @@
 // annotations what was provisioned, so a new provider process adopts what
 // earlier ones created by label selector. A stopped agent is a Deployment
 // scaled to zero. The card is probed through the API server's proxy to the
-// Service, so the provider needs no route into the cluster.
+// Service, so the provider needs no route into the cluster. An agent the
+// operator brings runs from its own image in the same hardened pods
+// (external.go).
 package kube
 
 import (
@@ -122,8 +124,7 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 		return p, err
 	}
 	if p.Config.Runtime.External() {
-		return p, agentruntime.Unsupported("provision", p.Config.ID(),
-			"agents of their own ([runtime] image or command) run on the container or local adapter; on kubernetes an agent runs the built-in agent host from the provider's base_image")
+		return p, checkBrought(p, spec.AllowlistPending)
 	}
 	return p, nil
 }
@@ -546,7 +547,8 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		EnvAllowlist: ann[annotationAllowlist],
 		Replicas:     int(replicasOf(d)),
 	}
-	a.CardURL = card.CardURL(a.Endpoint)
+	paths := cardPathsOf(ann)
+	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])
 	if cm != nil {
 		if raw, ok := cm.Data[configKey]; ok {
 			a.Config = []byte(raw)
@@ -562,7 +564,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		a.Running, a.Instance = true, instance(pods)
 		a.Health = agentruntime.HealthUnhealthy
 		if d.Status.AvailableReplicas > 0 {
-			check := r.probe(ctx, a.ID, port)
+			check := r.probe(ctx, a.ID, port, paths)
 			a.Card, a.CardError = check.Card, check.Err
 			if check.Healthy() {
 				a.Health = agentruntime.HealthHealthy
@@ -635,11 +637,11 @@ func (r *Runtime) serviceProxy(id string, port int) string {
 	return u + "/"
 }
 
-// probe fetches the agent's card through the API server's proxy to its
-// Service: the advertised URL names the Service inside the cluster, which
-// the provider may not reach.
-func (r *Runtime) probe(ctx context.Context, id string, port int) agentruntime.CardCheck {
-	return agentruntime.CheckCardVia(ctx, r.proxy, r.serviceProxy(id, port), []string{card.WellKnownPath})
+// probe fetches the agent's card at paths, in turn, through the API
+// server's proxy to its Service: the advertised URL names the Service
+// inside the cluster, which the provider may not reach.
+func (r *Runtime) probe(ctx context.Context, id string, port int, paths []string) agentruntime.CardCheck {
+	return agentruntime.CheckCardVia(ctx, r.proxy, r.serviceProxy(id, port), paths)
 }
 
 // getDeployment returns the agent's Deployment, or a NotFound error.
@@ -785,13 +787,15 @@ func splitList(s string) []string {
 
 // PlannedAddress is the address Provision gives the agent: the URL its
 // config or the runtime's template advertises, whatever its port, else,
-// when the config fixes its port, the Service's name in the cluster.
+// when the config fixes its port, the Service's name in the cluster. A
+// brought agent's card URL is at its first card path.
 func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
-	if cfg.Runtime.External() {
-		return agentruntime.Address{}, false
-	}
+	a, ok := agentruntime.FixedAddress(cfg, r.serviceHost(cfg.ID()))
 	if endpoint := r.advertised(cfg); endpoint != "" {
-		return agentruntime.Address{Endpoint: endpoint, CardURL: card.CardURL(endpoint), Port: cfg.Server.HTTPPort}, true
+		a, ok = agentruntime.Address{Endpoint: endpoint, CardURL: card.CardURL(endpoint), Port: cfg.Server.HTTPPort}, true
 	}
-	return agentruntime.FixedAddress(cfg, r.serviceHost(cfg.ID()))
+	if ok && cfg.Runtime.External() {
+		a.CardURL = card.CardURLAt(a.Endpoint, cfg.Runtime.CardPaths()[0])
+	}
+	return a, ok
 }
