@@ -176,8 +176,8 @@ func kubernetesBlock() schema.Block {
 			},
 			"base_image": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Image agents run: the provider's own static linux build as its entrypoint with the `run` " +
-					"argument, which the cluster can pull or already has. Required.",
+				MarkdownDescription: "Image agents run unless their config names a `[runtime] image`: the provider's own static " +
+					"linux build as its entrypoint with the `run` argument, which the cluster can pull or already has. Required.",
 				Validators: []validator.String{notEmptyValidator("no image at all: base_image is required")},
 			},
 			"image_pull_policy": schema.StringAttribute{
