@@ -148,6 +148,17 @@ type Claimer interface {
 	Claim(ctx context.Context, id string) error
 }
 
+// EventReader is a Runtime whose engine records what happened to an
+// agent's instances apart from their output, as a cluster records events
+// of the pods it cannot schedule, pull, start or probe. A failed start
+// reports them with the agent's log tail: they often say what the log
+// cannot, such as why no instance ever ran.
+type EventReader interface {
+	// Events returns the last max events of the agent, oldest first, one
+	// line each (all when max <= 0).
+	Events(ctx context.Context, id string, max int) ([]string, error)
+}
+
 // Runtime is the port. Every method is safe for concurrent use, including
 // by several processes sharing one state dir or engine.
 type Runtime interface {

@@ -333,31 +333,59 @@ func (r *agentResource) stopFailed(ctx context.Context, id string) {
 	}
 }
 
-// logTail formats the last lines of the agent's log for a diagnostic.
+// logTail formats, for a failed start's diagnostic, the last lines of the
+// agent's log and, where the runtime records them, its last events.
 func (r *agentResource) logTail(ctx context.Context, id string) string {
-	lines, err := r.deps.runtime.Logs(ctx, id, logTailLines)
-	switch {
+	var out string
+	switch lines, err := r.deps.runtime.Logs(ctx, id, logTailLines); {
 	case err != nil:
-		return fmt.Sprintf("\n\nThe agent's log cannot be read: %v", err)
+		out = fmt.Sprintf("\n\nThe agent's log cannot be read: %v", err)
 	case len(lines) == 0:
-		return "\n\nThe agent wrote nothing to its log."
+		out = "\n\nThe agent wrote nothing to its log."
+	default:
+		lines = bounded(lines, false)
+		out = fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
-	// Printable, and within logTailBytes: a log may hold anything.
+	reader, ok := r.deps.runtime.(agentruntime.EventReader)
+	if !ok {
+		return out
+	}
+	switch events, err := reader.Events(ctx, id, eventTailCount); {
+	case err != nil:
+		out += fmt.Sprintf("\n\nThe agent's events cannot be read: %v", err)
+	case len(events) > 0:
+		events = bounded(events, true)
+		out += fmt.Sprintf("\n\nLast %d events of the agent:\n%s", len(events), strings.Join(events, "\n"))
+	}
+	return out
+}
+
+// bounded is the last of lines that fit logTailBytes, each made printable
+// and cut to logLineBytes: a log, or an event's message, may hold anything.
+// A log line keeps its end, where the error usually is; with keepStart, a
+// line keeps its start, where an event names its kind and object.
+func bounded(lines []string, keepStart bool) []string {
 	total := 0
 	for i := len(lines) - 1; i >= 0; i-- {
 		lines[i] = agentruntime.Printable(lines[i])
-		if cut := len(lines[i]) - logLineBytes; cut > 0 {
+		switch cut := len(lines[i]) - logLineBytes; {
+		case cut > 0 && keepStart:
+			end := logLineBytes
+			for !utf8.RuneStart(lines[i][end]) {
+				end--
+			}
+			lines[i] = lines[i][:end] + "…"
+		case cut > 0:
 			for !utf8.RuneStart(lines[i][cut]) {
 				cut++
 			}
 			lines[i] = "…" + lines[i][cut:]
 		}
 		if total += len(lines[i]) + 1; total > logTailBytes {
-			lines = lines[i+1:]
-			break
+			return lines[i+1:]
 		}
 	}
-	return fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
+	return lines
 }
 
 // allowlist loads the allowlist an agent names, as stored: by apply, any

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"unicode"
@@ -52,4 +53,58 @@ func slicesOf(n int, s string) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// eventfulRuntime is the in-memory adapter recording events of its agents.
+type eventfulRuntime struct {
+	*loggingRuntime
+	events []string
+	err    error
+}
+
+func (r *eventfulRuntime) Events(context.Context, string, int) ([]string, error) {
+	return r.events, r.err
+}
+
+// TestLogTailEvents: a failed start's diagnostic carries the events of a
+// runtime that records them, bounded and each keeping its start, which
+// names the event; a runtime without events adds nothing.
+func TestLogTailEvents(t *testing.T) {
+	const pulled = "Warning ErrImageNeverPull pod/a2a-x-1: image is not present"
+	long := "Warning FailedScheduling pod/a2a-x-2: " + strings.Repeat("0/1 nodes are available. ", 100)
+	logs := &loggingRuntime{Runtime: memory.New(), lines: []string{"listening"}}
+	tests := []struct {
+		name    string
+		rt      agentruntime.Runtime
+		want    []string
+		wantNot []string
+	}{
+		{"no events recorded", logs, []string{"listening"}, []string{"events"}},
+		{"events", &eventfulRuntime{loggingRuntime: logs, events: []string{pulled, long}},
+			[]string{"listening", "Last 2 events of the agent:\n" + pulled + "\nWarning FailedScheduling pod/a2a-x-2: 0/1"}, nil},
+		{"many events", &eventfulRuntime{loggingRuntime: logs, events: slicesOf(1000, long)},
+			[]string{"events of the agent:\nWarning FailedScheduling"}, nil},
+		{"events unreadable", &eventfulRuntime{loggingRuntime: logs, err: errors.New("events are forbidden")},
+			[]string{"listening", "The agent's events cannot be read: events are forbidden"}, nil},
+		{"no events yet", &eventfulRuntime{loggingRuntime: logs}, []string{"listening"}, []string{"events"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &agentResource{deps: &runtimeDeps{runtime: tt.rt}}
+			got := r.logTail(t.Context(), "x")
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("log tail %q does not hold %q", got, w)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(got, w) {
+					t.Errorf("log tail %q holds %q", got, w)
+				}
+			}
+			if len(got) > 2*logTailBytes+200 {
+				t.Errorf("log tail is %d bytes, want at most about %d", len(got), 2*logTailBytes)
+			}
+		})
+	}
 }

@@ -35,11 +35,13 @@ const (
 const failedStartStopTimeout = 30 * time.Second
 
 // How much of an agent's log a failed start reports: lines, the bytes of
-// one line, and the bytes of all.
+// one line, and the bytes of all; and how many of its events, within the
+// same bounds.
 const (
-	logTailLines = 20
-	logLineBytes = 256
-	logTailBytes = 4 << 10
+	logTailLines   = 20
+	eventTailCount = 10
+	logLineBytes   = 256
+	logTailBytes   = 4 << 10
 )
 
 type agentResource struct {
@@ -140,7 +142,7 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. " +
 					"A new agent that does not start (it exits, or its card does not answer in time) fails the apply with its log tail " +
-					"and is removed again, leaving nothing running or recorded; an existing agent whose restart fails is kept, stopped, " +
+					"(and, on `kubernetes`, the last events of its pods) and is removed again, leaving nothing running or recorded; an existing agent whose restart fails is kept, stopped, " +
 					"and the next apply tries again. Default: `true`.",
 			},
 			"id": schema.StringAttribute{

@@ -139,7 +139,7 @@ func waitPods(t *testing.T, rt *Runtime, id string, want int) {
 // TestAgentThatCannotRun: pods the cluster keeps retrying, because the
 // agent exits at start or its image is missing, read stopped at once with
 // the reason, rather than unhealthy until a wait times out; a start makes
-// fresh pods.
+// fresh pods, and the events of the pods say what became of them.
 func TestAgentThatCannotRun(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
 	t.Setenv("KUBE_TEST_EMPTY_TOKEN", "")
@@ -150,6 +150,8 @@ func TestAgentThatCannotRun(t *testing.T) {
 		opts Options
 		spec agentruntime.Spec
 		want string
+		// event is the start of an event the cluster records of the pods.
+		event string
 	}{
 		{
 			// An empty bearer token would turn authentication off, so the
@@ -157,9 +159,9 @@ func TestAgentThatCannotRun(t *testing.T) {
 			"exits", opts, agentruntime.Spec{
 				Config:    agentConfig("Kube Exits", "[auth]\nbearer_token = \"${KUBE_TEST_EMPTY_TOKEN}\""),
 				Allowlist: &agentruntime.EnvAllowlist{Name: "empty", Variables: []string{"KUBE_TEST_EMPTY_TOKEN"}},
-			}, "exited with status",
+			}, "exited with status", "Normal Started pod/",
 		},
-		{"missing image", missing, agentruntime.Spec{Config: agentConfig("Kube No Image")}, "ErrImageNeverPull"},
+		{"missing image", missing, agentruntime.Spec{Config: agentConfig("Kube No Image")}, "ErrImageNeverPull", "Warning ErrImageNeverPull pod/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,9 +180,31 @@ func TestAgentThatCannotRun(t *testing.T) {
 					t.Fatalf("round %d: WaitHealthy = %s, %v; want stopped, a failed start saying %q", round, h, err, tt.want)
 				}
 			}
+			waitEvent(t, rt, a.ID, tt.event)
 			if err := rt.Stop(testContext(t), a.ID); err != nil {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// waitEvent waits until one of the agent's events starts with prefix: the
+// cluster records them a moment after what they tell.
+func waitEvent(t *testing.T, rt *Runtime, id, prefix string) {
+	t.Helper()
+	ctx := testContext(t)
+	for {
+		events, err := rt.Events(ctx, id, 0)
+		if err != nil {
+			t.Fatalf("Events: %v", err)
+		}
+		if slices.ContainsFunc(events, func(e string) bool { return strings.HasPrefix(e, prefix) }) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no event of agent %s starts with %q; its events: %q", id, prefix, events)
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 }
