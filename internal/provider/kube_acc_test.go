@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/transport/spdy"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
@@ -213,10 +215,30 @@ func TestAccKubeAgent(t *testing.T) {
 			},
 			{
 				Config: withCard,
-				Check:  resource.TestCheckResourceAttr(cardDataAddr, "name", name),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(cardDataAddr, "name", name),
+					checkEcho(local, "hello through the cluster"),
+				),
 			},
 		},
 	})
+}
+
+// checkEcho sends text through the official A2A SDK client to the agent
+// that 127.0.0.1:local forwards to, and expects it echoed back.
+func checkEcho(local int, text string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		got, err := a2acli.Ask(ctx, fmt.Sprintf("http://127.0.0.1:%d", local), a2acli.JSONRPC, "1.0", text)
+		if err != nil {
+			return fmt.Errorf("send a message to the agent through the SDK client: %w", err)
+		}
+		if got != text {
+			return fmt.Errorf("the agent answered %q, want its echo %q", got, text)
+		}
+		return nil
+	}
 }
 
 // podsGone waits until the agent has no pod left, as after an operator's
@@ -235,8 +257,8 @@ func (k *kubeCluster) podsGone(t *testing.T, ns, id string) {
 }
 
 // TestAccKubeAgent_drift: what an operator does to an agent's objects
-// behind terraform's back (deleting its Deployment, scaling it to zero)
-// shows in the plan, and apply heals it in place; the agent imports with
+// behind terraform's back (deleting its Deployment, scaling it to zero,
+// killing its pod) shows in the plan, and apply heals it in place; the agent imports with
 // the state it had, and an import block of it plans nothing.
 func TestAccKubeAgent_drift(t *testing.T) {
 	acc := newAccTest(t)
@@ -256,6 +278,7 @@ func TestAccKubeAgent_drift(t *testing.T) {
 		plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
 	}}
 	ctx := context.Background()
+	var killed []string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             k.checkNothingLeft(ns, id),
@@ -292,8 +315,67 @@ func TestAccKubeAgent_drift(t *testing.T) {
 				ConfigPlanChecks: updates,
 				Check:            heals,
 			},
+			{
+				// kubectl delete pod --grace-period=0 --force: the
+				// Deployment makes a new pod, which the next refresh finds
+				// (or apply restarts, while it is still starting), in place.
+				PreConfig: func() { killed = k.killPods(t, ns, id) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					inPlace{},
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(heals,
+					resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+						if slices.Contains(killed, v) {
+							return fmt.Errorf("the agent's instance is still the killed pod %s", v)
+						}
+						return nil
+					}),
+				),
+			},
 		}, importSteps(agentAddr, id)...),
 	})
+}
+
+// killPods deletes the agent's pods at once, as kubectl delete pod
+// --grace-period=0 --force does, and returns their names.
+func (k *kubeCluster) killPods(t *testing.T, ns, id string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) == 0 {
+		t.Fatalf("agent %s has no pod to kill", id)
+	}
+	var names []string
+	now := int64(0)
+	for _, p := range pods.Items {
+		if err := k.cs.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &now}); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// inPlace is a plan check that the agent is in the plan and neither
+// replaced nor deleted: drift heals in place.
+type inPlace struct{}
+
+func (inPlace) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != agentAddr {
+			continue
+		}
+		if rc.Change.Actions.Replace() || rc.Change.Actions.Delete() {
+			resp.Error = fmt.Errorf("the plan would %v %s, want it healed in place", rc.Change.Actions, agentAddr)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("the plan does not hold %s", agentAddr)
 }
 
 // checkPods proves that the agent runs as want ready pods, which its
@@ -476,4 +558,219 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
 			),
 		}}, importSteps(agentAddr, id)...),
 	})
+}
+
+// TestAccKubeAgent_crashLoop: an agent whose pod crash-loops behind
+// terraform's back (the token it reads from its Secret was emptied by
+// hand, and the pod restarted) reads stopped, so the plan starts it again;
+// apply does, with the token's value from the provider's environment, and
+// the agent is healthy in a new pod.
+func TestAccKubeAgent_crashLoop(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns := k.namespace(t)
+	acc.adapterBlock = k.block(ns)
+	name := uniqueName("Kube Crash Loop")
+	id := agentconfig.Slug(name)
+	const token = "A2A_ACC_KUBE_CRASH_TOKEN"
+	t.Setenv(token, "crash-loop-token-6e0d")
+	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"", name, token),
+		"  env_allowlist = a2a_env_allowlist.test.name") + fmt.Sprintf(`
+resource "a2a_env_allowlist" "test" {
+  name      = %q
+  variables = [%q]
+}
+`, id, token)
+	healthy := resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr(agentAddr, "running", "true"),
+		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+		k.checkRunning(ns, id),
+	)
+	var killed []string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: []resource.TestStep{
+			{Config: config, Check: healthy},
+			{
+				PreConfig: func() {
+					k.emptySecretKey(t, ns, "a2a-"+id, token)
+					killed = k.killPods(t, ns, id)
+					k.waitCrashing(t, ns, id)
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(healthy,
+					resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+						if slices.Contains(killed, v) {
+							return fmt.Errorf("the agent's instance is still the killed pod %s", v)
+						}
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}
+
+// emptySecretKey empties the value of key in Secret name, as an operator's
+// kubectl edit would.
+func (k *kubeCluster) emptySecretKey(t *testing.T, ns, name, key string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := k.cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Data[key]; !ok {
+		t.Fatalf("secret %s/%s has no key %s to empty", ns, name, key)
+	}
+	s.Data[key] = nil
+	if _, err := k.cs.CoreV1().Secrets(ns).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitCrashing waits until a pod of the agent has exited with an error:
+// the cluster now restarts it in a loop.
+func (k *kubeCluster) waitCrashing(t *testing.T, ns, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id)})
+		return err == nil && slices.ContainsFunc(pods.Items, crashed), nil
+	})
+	if err != nil {
+		t.Fatalf("no pod of agent %s crashed: %v", id, err)
+	}
+}
+
+// crashed reports whether the pod's container exited with an error, or
+// was restarted after it did.
+func crashed(p corev1.Pod) bool {
+	return slices.ContainsFunc(p.Status.ContainerStatuses, func(c corev1.ContainerStatus) bool {
+		return c.State.Terminated != nil && c.State.Terminated.ExitCode != 0 || c.RestartCount > 0
+	})
+}
+
+// TestAccKubeAgent_writeOnly: write-only values reach the agent through
+// its Secret and appear nowhere else: not in the plan, the state, the
+// state dir, nor the Deployment, its ReplicaSets or its pods, which
+// kubectl get -o yaml would show to anyone who may read them.
+func TestAccKubeAgent_writeOnly(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns := k.namespace(t)
+	acc.adapterBlock = k.block(ns)
+	name := uniqueName("Kube Write Only")
+	id := agentconfig.Slug(name)
+	const greeting, token = "kube-wo-greeting-7c1e", "kube-wo-token-52ad"
+	setWriteOnlyValues(t, greeting, token)
+	local := a2acli.FreePort(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: []resource.TestStep{{
+			Config:           acc.writeOnlyAgent(name, woDescription, 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{planHoldsNone(greeting, token)}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+				acc.checkNotPersisted(greeting),
+				acc.checkNotPersisted(token),
+				k.checkOnlySecretHolds(ns, id, greeting, token),
+				func(*terraform.State) error {
+					if err := k.forward(t, ns, id, local); err != nil {
+						return err
+					}
+					return fetchCard(fmt.Sprintf("http://127.0.0.1:%d%s", local, card.WellKnownPath), descriptionIs(greeting+" / "+token))
+				},
+			),
+		}},
+	})
+}
+
+// checkOnlySecretHolds proves that the agent's Secret holds values, so
+// that they reached the cluster, and that none of its Deployment,
+// ReplicaSets and pods does.
+func (k *kubeCluster) checkOnlySecretHolds(ns, id string, values ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		opts := metav1.ListOptions{LabelSelector: agentSelector(id)}
+		secrets, err := k.cs.CoreV1().Secrets(ns).List(ctx, opts)
+		if err != nil {
+			return err
+		}
+		lists := map[string]func() (runtime.Object, error){
+			"deployments": func() (runtime.Object, error) { return k.cs.AppsV1().Deployments(ns).List(ctx, opts) },
+			"replicasets": func() (runtime.Object, error) { return k.cs.AppsV1().ReplicaSets(ns).List(ctx, opts) },
+			"pods":        func() (runtime.Object, error) { return k.cs.CoreV1().Pods(ns).List(ctx, opts) },
+		}
+		for _, v := range values {
+			if len(secrets.Items) != 1 || !strings.Contains(string(secrets.Items[0].Data["env.json"]), v) {
+				return fmt.Errorf("the agent's secret does not hold a write-only value, so its absence elsewhere proves nothing")
+			}
+		}
+		for kind, list := range lists {
+			l, err := list()
+			if err != nil {
+				return err
+			}
+			if meta.LenList(l) == 0 {
+				return fmt.Errorf("agent %s has no %s to search", id, kind)
+			}
+			dump, err := json.Marshal(l)
+			if err != nil {
+				return err
+			}
+			for _, v := range values {
+				if strings.Contains(string(dump), v) {
+					return fmt.Errorf("the %s of agent %s show a write-only value", kind, id)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// TestAccKubeAgent_failedStart: a new agent whose pods cannot run fails
+// the apply with what a kubectl describe and logs would show (the reason,
+// the last lines the agent wrote, the events of its pods) and leaves
+// nothing behind.
+func TestAccKubeAgent_failedStart(t *testing.T) {
+	k := needKube(t)
+	const empty = "A2A_ACC_KUBE_EMPTY_TOKEN"
+	tests := []struct {
+		name  string
+		image string
+		// want follows the agent's id in the error.
+		want string
+	}{
+		{"exits", "", `did not start.*(` + wordsPattern("the agent exited with status") + `|CrashLoopBackOff).*removed\s+again.*` +
+			`Last \d+ lines of the agent's log:.*` + empty + `.*Last \d+ events of the agent:.*` + wordsPattern("Normal Started pod/")},
+		{"missing image", "localhost/terraform-provider-a2a:missing", `did not start.*ErrImageNeverPull.*removed\s+again.*` +
+			wordsPattern("The agent wrote nothing to its log.") + `.*Last \d+ events of the agent:.*` + wordsPattern("Warning ErrImageNeverPull pod/")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acc := newAccTest(t)
+			ns := k.namespace(t)
+			acc.adapterBlock = k.block(ns)
+			if tt.image != "" {
+				acc.adapterBlock = strings.Replace(acc.adapterBlock, k.image, tt.image, 1)
+			}
+			name := uniqueName("Kube Broken")
+			id := agentconfig.Slug(name)
+			broken, _ := acc.brokenAgent(name, empty, id, "2m")
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             k.checkNothingLeft(ns, id),
+				Steps:                    failedCreateSteps(t, broken, `(?s)Agent `+id+` `+tt.want, k.checkNothingLeft(ns, id)),
+			})
+		})
+	}
 }
