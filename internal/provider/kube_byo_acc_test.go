@@ -35,53 +35,66 @@ func (k *kubeCluster) broughtImage(t *testing.T) string {
 }
 
 // TestAccKubeBYOAgent runs the SDK's a2a tool from an image of its own on
-// the cluster: created healthy, its card read and a message answered over
-// a port-forward, imported with an empty plan, and destroyed leaving no
+// the cluster, as an echo agent and as a shell command turned into an agent
+// (--exec, which runs `sh -c`: busybox, found on the PATH the config sets):
+// created healthy, its card read and a message answered over a
+// port-forward, imported with an empty plan, and destroyed leaving no
 // object of it behind.
 func TestAccKubeBYOAgent(t *testing.T) {
-	acc := newAccTest(t)
-	k := needKube(t)
-	image := k.broughtImage(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube BYO")
-	id := agentconfig.Slug(name)
-	local := a2acli.FreePort(t)
-	forwarded := "http://127.0.0.1:" + strconv.Itoa(local)
-	// The card travels in [runtime.env], which a shell writes to the pod's
-	// writable /tmp before the tool starts.
-	command := []string{"/bin/sh", "-c", `printf '%s' "$CARD" >/tmp/card.json && exec /a2a serve "$@"`, "a2a",
-		"--echo", "--transport", "jsonrpc", "--host", "${HOST}", "--port", "${PORT}", "--card", "/tmp/card.json"}
-	card := a2acli.Card(name, forwarded, a2acli.JSONRPC, "1.0")
-	agent := acc.agent(fmt.Sprintf("[agent]\nname = %q\n[runtime]\nimage = %q\npull = \"never\"\ncommand = %s\n[runtime.env]\nCARD = %s\n",
-		name, image, tomlArray(command...), strconv.Quote(string(card))))
-	withCard := agent + fmt.Sprintf("\ndata \"a2a_agent_card\" \"test\" {\n  url = %q\n}\n", forwarded)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             k.checkNothingLeft(ns, id),
-		Steps: append([]resource.TestStep{
-			{
-				Config: agent,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
-					resource.TestCheckResourceAttr(agentAddr, "card_url",
-						fmt.Sprintf("http://a2a-%s.%s.svc.cluster.local:8080/.well-known/agent-card.json", id, ns)),
-					k.checkRunning(ns, id),
-					func(*terraform.State) error { return k.forward(t, ns, id, local) },
-				),
-			},
-			{
-				Config: withCard,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(cardDataAddr, "name", name),
-					resource.TestCheckResourceAttr(cardDataAddr, "skills.0.id", "echo"),
-					func(*terraform.State) error {
-						return answersAt(forwarded, a2acli.JSONRPC, "1.0", "hello from the cluster", "hello from the cluster")
+	tests := []struct {
+		name        string
+		serve       []string
+		env         string
+		ask, answer string
+	}{
+		{"echo", []string{"--echo"}, "", "hello from the cluster", "hello from the cluster"},
+		{"exec", []string{"--exec", "tr a-z A-Z"}, "PATH = \"/bin\"\n", "shout this", "SHOUT THIS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			acc := newAccTest(t)
+			k := needKube(t)
+			image := k.broughtImage(t)
+			ns := k.namespace(t)
+			acc.adapterBlock = k.block(ns)
+			name := uniqueName("Kube BYO " + tt.name)
+			id := agentconfig.Slug(name)
+			local := a2acli.FreePort(t)
+			forwarded := "http://127.0.0.1:" + strconv.Itoa(local)
+			// The card travels in [runtime.env], which a shell writes to the
+			// pod's writable /tmp before the tool starts.
+			command := append([]string{"/bin/sh", "-c", `printf '%s' "$CARD" >/tmp/card.json && exec /a2a serve "$@"`, "a2a"}, tt.serve...)
+			command = append(command, "--transport", "jsonrpc", "--host", "${HOST}", "--port", "${PORT}", "--card", "/tmp/card.json")
+			card := a2acli.Card(name, forwarded, a2acli.JSONRPC, "1.0")
+			agent := acc.agent(fmt.Sprintf("[agent]\nname = %q\n[runtime]\nimage = %q\npull = \"never\"\ncommand = %s\n[runtime.env]\nCARD = %s\n%s",
+				name, image, tomlArray(command...), strconv.Quote(string(card)), tt.env))
+			withCard := agent + fmt.Sprintf("\ndata \"a2a_agent_card\" \"test\" {\n  url = %q\n}\n", forwarded)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             k.checkNothingLeft(ns, id),
+				Steps: append([]resource.TestStep{
+					{
+						Config: agent,
+						Check: resource.ComposeAggregateTestCheckFunc(
+							resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+							resource.TestCheckResourceAttr(agentAddr, "card_url",
+								fmt.Sprintf("http://a2a-%s.%s.svc.cluster.local:8080/.well-known/agent-card.json", id, ns)),
+							k.checkRunning(ns, id),
+							func(*terraform.State) error { return k.forward(t, ns, id, local) },
+						),
 					},
-				),
-			},
-		}, importSteps(agentAddr, id)...),
-	})
+					{
+						Config: withCard,
+						Check: resource.ComposeAggregateTestCheckFunc(
+							resource.TestCheckResourceAttr(cardDataAddr, "name", name),
+							resource.TestCheckResourceAttr(cardDataAddr, "skills.0.id", "echo"),
+							func(*terraform.State) error { return answersAt(forwarded, a2acli.JSONRPC, "1.0", tt.ask, tt.answer) },
+						),
+					},
+				}, importSteps(agentAddr, id)...),
+			})
+		})
+	}
 }
 
 // TestAccKubeBYOAgent_missingImage checks that a brought agent whose image
