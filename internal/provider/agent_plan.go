@@ -141,7 +141,7 @@ type writeOnly struct {
 // agentChange is what applying a plan does to an existing agent. Plan and
 // apply both derive it from the prior state and the plan, so they agree.
 type agentChange struct {
-	provision bool // the config, allowlist, injected variables or replicas changed: record it again
+	provision bool // the config, allowlist, injected variables, address or replicas changed: record it again
 	start     bool // (re)start: stop if running, start, wait
 	stop      bool // stop and leave stopped
 	create    bool // a new agent: a failed start removes it again
@@ -152,7 +152,7 @@ func changeOf(prior, plan *agentModel) agentChange {
 	if prior == nil {
 		return agentChange{provision: true, start: plan.Running.ValueBool(), create: true}
 	}
-	respec := specChanged(prior, plan) || injectedChanged(prior, plan)
+	respec := specChanged(prior, plan) || injectedChanged(prior, plan) || addressChanged(prior, plan)
 	rescale := replicasOf(plan) != replicasOf(prior)
 	c := agentChange{provision: respec || rescale}
 	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()
@@ -170,6 +170,12 @@ func changeOf(prior, plan *agentModel) agentChange {
 func specChanged(prior, plan *agentModel) bool {
 	return !plan.Config.Equal(prior.Config) || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
 		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion)
+}
+
+// addressChanged reports whether the plan knows the agent will have
+// another address than it has.
+func addressChanged(prior, plan *agentModel) bool {
+	return !plan.Endpoint.IsUnknown() && !plan.Endpoint.IsNull() && !plan.Endpoint.Equal(prior.Endpoint)
 }
 
 // replicasOf is how many instances of the agent the model asks for; one
@@ -279,6 +285,15 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		// Stopping needs no variable, and an allowlist not known yet is
 		// checked when the agent is next provisioned.
 		plan.InjectedEnv = prior.InjectedEnv
+	}
+	if prior != nil && cfg != nil {
+		// The address may follow a provider setting as well (the kubernetes
+		// advertised_url template, the container advertise_host): one that
+		// gives the agent another address is drift, which provisioning and
+		// restarting the agent mends.
+		if addr, ok := plannedAddress(rt, cfg); ok && addr.Endpoint != prior.Endpoint.ValueString() {
+			plan.Endpoint, plan.CardURL = types.StringValue(addr.Endpoint), types.StringValue(addr.CardURL)
+		}
 	}
 	change := changeOf(prior, plan)
 

@@ -510,12 +510,16 @@ func TestAccKubeAgent_moveNamespace(t *testing.T) {
 // TestAccKubeAgent_providerSettings: the kubernetes block's advertised URL
 // template gives the agent its endpoint, already in the plan, its replicas
 // default the agent's pods, and its resources and pull secrets reach the
-// Deployment; the agent imports with an empty plan.
+// Deployment; a new template moves the agent, in the plan as well; the
+// agent imports with an empty plan.
 func TestAccKubeAgent_providerSettings(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	ns := k.namespace(t)
-	acc.adapterBlock = strings.TrimSuffix(k.block(ns), "  }\n") + `    advertised_url     = "https://{id}.{namespace}.agents.example.com"
+	name := uniqueName("Kube Settings")
+	id := agentconfig.Slug(name)
+	config := func(template string) string {
+		acc.adapterBlock = strings.TrimSuffix(k.block(ns), "  }\n") + `    advertised_url     = "` + template + `"
     replicas           = 2
     image_pull_secrets = ["registry-creds"]
     resources {
@@ -524,9 +528,8 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
     }
   }
 `
-	name := uniqueName("Kube Settings")
-	id := agentconfig.Slug(name)
-	endpoint := fmt.Sprintf("https://%s.%s.agents.example.com", id, ns)
+		return acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes settings test agent\"", name))
+	}
 	deployment := func(*terraform.State) error {
 		d, err := k.cs.AppsV1().Deployments(ns).Get(context.Background(), "a2a-"+id, metav1.GetOptions{})
 		if err != nil {
@@ -540,11 +543,8 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
 		}
 		return nil
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             k.checkNothingLeft(ns, id),
-		Steps: append([]resource.TestStep{{
-			Config: acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes settings test agent\"", name)),
+	advertises := func(endpoint string) resource.TestStep {
+		return resource.TestStep{
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(agentAddr, at("endpoint"), knownvalue.StringExact(endpoint)),
 				plancheck.ExpectKnownValue(agentAddr, at("card_url"), knownvalue.StringExact(endpoint+"/.well-known/agent-card.json")),
@@ -556,7 +556,14 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
 				k.checkPods(ns, id, 2),
 				deployment,
 			),
-		}}, importSteps(agentAddr, id)...),
+		}
+	}
+	first, moved := advertises(fmt.Sprintf("https://%s.%s.agents.example.com", id, ns)), advertises("https://agents.example.com/"+id)
+	first.Config, moved.Config = config("https://{id}.{namespace}.agents.example.com"), config("https://agents.example.com/{id}")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps:                    append([]resource.TestStep{first, moved}, importSteps(agentAddr, id)...),
 	})
 }
 

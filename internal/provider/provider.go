@@ -217,7 +217,8 @@ func kubernetesBlock() schema.Block {
 					"in which `{id}` is the agent id, `{namespace}` the namespace and `{scope}` the scope, such as `\"https://{id}.agents.example.com\"` " +
 					"for the host an Ingress routes to the agent's Service. It must contain `{id}`, so that no two agents share a URL, " +
 					"and be an absolute `http` or `https` URL; providers sharing one template tell their agents apart with `{namespace}` or `{scope}`. " +
-					"An agent config's own `[server] advertised_url` wins. A changed template reaches an agent when it is next provisioned. " +
+					"An agent config's own `[server] advertised_url` wins. A new template moves the agents it gives another URL: the plan " +
+					"shows their new `endpoint`, and apply restarts them. " +
 					"Default: the Service's name in the cluster, `http://<service>.<namespace>.svc.cluster.local:<port>`.",
 				Validators: []validator.String{errorValidator("Invalid advertised URL", kube.ValidateAdvertisedURL)},
 			},
