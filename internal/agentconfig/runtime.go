@@ -41,6 +41,16 @@ func (r Runtime) CardPaths() []string {
 	return []string{DefaultCardPath, LegacyCardPath}
 }
 
+// ListenPort is the port the agent listens on inside a container or pod:
+// [runtime] port, else fallback, the adapter's port for the built-in host,
+// which brought images get too unless they name their own.
+func (r Runtime) ListenPort(fallback int) int {
+	if r.Port != 0 {
+		return r.Port
+	}
+	return fallback
+}
+
 // validateRuntime checks the [runtime] table and, for an external agent,
 // that no table meant for the built-in host's card is set.
 func (c *Config) validateRuntime(add func(key, msg string)) {

@@ -101,3 +101,18 @@ func TestCardPaths(t *testing.T) {
 		t.Errorf("configured card paths %q", got)
 	}
 }
+
+func TestListenPort(t *testing.T) {
+	for _, tt := range []struct {
+		rt   Runtime
+		want int
+	}{
+		{Runtime{}, 8080},
+		{Runtime{Image: "agent:1"}, 8080},
+		{Runtime{Image: "agent:1", Port: 9999}, 9999},
+	} {
+		if got := tt.rt.ListenPort(8080); got != tt.want {
+			t.Errorf("%+v.ListenPort(8080) = %d, want %d", tt.rt, got, tt.want)
+		}
+	}
+}

@@ -176,9 +176,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		// touches the running agent, which keeps running when one has not.
 		spec := agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, Replicas: replicasOf(&plan)}
 		if _, err := r.deps.runtime.Provision(ctx, spec); err != nil {
-			// No ordering hint: by now any change to the allowlist this
-			// agent refers to has been applied.
-			resp.Diagnostics.Append(configDiags(err, nil)...)
+			resp.Diagnostics.Append(r.updateFailed(ctx, id, err)...)
 			return
 		}
 		crashpoint.Hit("provider-update-provisioned")
@@ -301,6 +299,22 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 		}
 	}
 	tflog.Info(ctx, "agent settled", map[string]any{"health": string(a.Health), "instance": a.Instance})
+}
+
+// updateFailed is the diagnostic of a Provision of an existing agent that
+// failed: the config's problems at the config attribute (no ordering hint:
+// by now any change to the allowlist the agent refers to has been applied),
+// else what the runtime could not do, with the agent's last log lines and
+// events, which tell why its new pods did not become ready.
+func (r *agentResource) updateFailed(ctx context.Context, id string, err error) diag.Diagnostics {
+	if !agentruntime.IsKind(err, agentruntime.KindBackend) {
+		return configDiags(err, nil)
+	}
+	observeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentruntime.ProbeTimeout)
+	defer cancel()
+	var diags diag.Diagnostics
+	diags.AddError("Cannot update agent "+id, agentruntime.Detail(err)+r.logTail(observeCtx, id))
+	return diags
 }
 
 // removeFailed deprovisions a new agent whose start failed: nothing of it

@@ -108,3 +108,27 @@ func TestLogTailEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateFailed: an update the runtime could not carry out (new pods
+// that never become ready) tells why with the agent's log tail and events;
+// a config the runtime refuses stays an error at the config attribute.
+func TestUpdateFailed(t *testing.T) {
+	rt := &eventfulRuntime{loggingRuntime: &loggingRuntime{Runtime: memory.New(), lines: []string{"listening"}},
+		events: []string{"Warning FailedScheduling pod/a2a-x-2: 0/1 nodes are available"}}
+	r := &agentResource{deps: &runtimeDeps{runtime: rt}}
+	scaled := agentruntime.Errorf(agentruntime.KindBackend, "provision", "x", context.DeadlineExceeded, "deployment agents/a2a-x has 1 of its 2 pods available after scaling")
+	diags := r.updateFailed(t.Context(), "x", scaled)
+	if len(diags) != 1 || diags[0].Summary() != "Cannot update agent x" {
+		t.Fatalf("diagnostics %v, want one error \"Cannot update agent x\"", diags)
+	}
+	for _, want := range []string{"1 of its 2 pods available", "listening", "Warning FailedScheduling pod/a2a-x-2"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("detail %q does not hold %q", diags[0].Detail(), want)
+		}
+	}
+	refused := agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "x", nil, "an image agent needs [runtime] image")
+	diags = r.updateFailed(t.Context(), "x", refused)
+	if len(diags) != 1 || diags[0].Summary() != "Agent config refused by the runtime" || strings.Contains(diags[0].Detail(), "listening") {
+		t.Errorf("a refused config gave %v, want the config error alone", diags)
+	}
+}

@@ -186,16 +186,36 @@ func uniqueName(prefix string) string {
 	return prefix + " " + hex.EncodeToString(b)
 }
 
+// agentTest readies acc for one agent on the cluster: a namespace of the
+// test's own, selected in the provider block, and a unique agent name
+// starting with prefix, and its id.
+func (k *kubeCluster) agentTest(t *testing.T, acc *accTest, prefix string) (ns, name, id string) {
+	t.Helper()
+	ns = k.namespace(t)
+	acc.adapterBlock = k.block(ns)
+	name = uniqueName(prefix)
+	return ns, name, agentconfig.Slug(name)
+}
+
+// checkServing checks that a new agent is healthy in one pod, at the card
+// URL of its Service, and forwards the loopback port local to it.
+func (k *kubeCluster) checkServing(t *testing.T, ns, id string, local int) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+		resource.TestCheckResourceAttr(agentAddr, "card_url",
+			fmt.Sprintf("http://a2a-%s.%s.svc.cluster.local:8080/.well-known/agent-card.json", id, ns)),
+		k.checkRunning(ns, id),
+		func(*terraform.State) error { return k.forward(t, ns, id, local) },
+	)
+}
+
 // TestAccKubeAgent creates an agent on the cluster through terraform,
 // reads its card through the data source, and destroys it, leaving no
 // object of it behind.
 func TestAccKubeAgent(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube Acc")
-	id := agentconfig.Slug(name)
+	ns, name, id := k.agentTest(t, acc, "Kube Acc")
 	agent := acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes acceptance test agent\"", name))
 	local := a2acli.FreePort(t)
 	withCard := agent + fmt.Sprintf("\ndata \"a2a_agent_card\" \"test\" {\n  url = \"http://127.0.0.1:%d\"\n}\n", local)
@@ -205,13 +225,7 @@ func TestAccKubeAgent(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: agent,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
-					resource.TestCheckResourceAttr(agentAddr, "card_url",
-						fmt.Sprintf("http://a2a-%s.%s.svc.cluster.local:8080/.well-known/agent-card.json", id, ns)),
-					k.checkRunning(ns, id),
-					func(*terraform.State) error { return k.forward(t, ns, id, local) },
-				),
+				Check:  k.checkServing(t, ns, id, local),
 			},
 			{
 				Config: withCard,
@@ -263,10 +277,7 @@ func (k *kubeCluster) podsGone(t *testing.T, ns, id string) {
 func TestAccKubeAgent_drift(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube Drift")
-	id := agentconfig.Slug(name)
+	ns, name, id := k.agentTest(t, acc, "Kube Drift")
 	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes drift test agent\"", name))
 	deployment := "a2a-" + id
 	heals := resource.ComposeAggregateTestCheckFunc(
@@ -437,10 +448,7 @@ func (k *kubeCluster) podsKept(ns, id string, pods *[]corev1.Pod) resource.TestC
 func TestAccKubeAgent_replicas(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube Replicas")
-	id := agentconfig.Slug(name)
+	ns, name, id := k.agentTest(t, acc, "Kube Replicas")
 	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes replicas test agent\"", name)
 	var pods []corev1.Pod
 	resource.Test(t, resource.TestCase{
@@ -575,10 +583,7 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
 func TestAccKubeAgent_crashLoop(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube Crash Loop")
-	id := agentconfig.Slug(name)
+	ns, name, id := k.agentTest(t, acc, "Kube Crash Loop")
 	const token = "A2A_ACC_KUBE_CRASH_TOKEN"
 	t.Setenv(token, "crash-loop-token-6e0d")
 	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"", name, token),
@@ -671,10 +676,7 @@ func crashed(p corev1.Pod) bool {
 func TestAccKubeAgent_writeOnly(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube Write Only")
-	id := agentconfig.Slug(name)
+	ns, name, id := k.agentTest(t, acc, "Kube Write Only")
 	const greeting, token = "kube-wo-greeting-7c1e", "kube-wo-token-52ad"
 	setWriteOnlyValues(t, greeting, token)
 	local := a2acli.FreePort(t)

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
@@ -55,10 +54,7 @@ func TestAccKubeBYOAgent(t *testing.T) {
 			acc := newAccTest(t)
 			k := needKube(t)
 			image := k.broughtImage(t)
-			ns := k.namespace(t)
-			acc.adapterBlock = k.block(ns)
-			name := uniqueName("Kube BYO " + tt.name)
-			id := agentconfig.Slug(name)
+			ns, name, id := k.agentTest(t, acc, "Kube BYO "+tt.name)
 			local := a2acli.FreePort(t)
 			forwarded := "http://127.0.0.1:" + strconv.Itoa(local)
 			// The card travels in [runtime.env], which a shell writes to the
@@ -75,13 +71,7 @@ func TestAccKubeBYOAgent(t *testing.T) {
 				Steps: append([]resource.TestStep{
 					{
 						Config: agent,
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
-							resource.TestCheckResourceAttr(agentAddr, "card_url",
-								fmt.Sprintf("http://a2a-%s.%s.svc.cluster.local:8080/.well-known/agent-card.json", id, ns)),
-							k.checkRunning(ns, id),
-							func(*terraform.State) error { return k.forward(t, ns, id, local) },
-						),
+						Check:  k.checkServing(t, ns, id, local),
 					},
 					{
 						Config: withCard,
@@ -103,10 +93,7 @@ func TestAccKubeBYOAgent(t *testing.T) {
 func TestAccKubeBYOAgent_missingImage(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
-	ns := k.namespace(t)
-	acc.adapterBlock = k.block(ns)
-	name := uniqueName("Kube BYO Missing")
-	id := agentconfig.Slug(name)
+	ns, name, id := k.agentTest(t, acc, "Kube BYO Missing")
 	image := "terraform-provider-a2a-test-absent:" + id
 	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\n[runtime]\nimage = %q\npull = \"never\"\n", name, image),
 		"  timeouts {\n    create = \"2m\"\n  }")

@@ -23,20 +23,12 @@ import (
 // built-in host's containers do without it, serving at card.WellKnownPath.
 const labelCardPaths = "a2a.card-paths"
 
-// listenPort is the port the agent listens on inside its container.
-func listenPort(cfg *agentconfig.Config) int {
-	if cfg.Runtime.Port != 0 {
-		return cfg.Runtime.Port
-	}
-	return containerPort
-}
-
 // externalProcess returns the command and the extra variables of an agent
 // the operator brings, with PORT, HOST and A2A_ADVERTISED_URL and the
 // allowlisted variables filled in. A nil command keeps the image's own.
 func (b blueprint) externalProcess(advertised string) (cmd, env []string, err error) {
 	owned := map[string]string{
-		agentconfig.PortVar:          strconv.Itoa(listenPort(b.cfg)),
+		agentconfig.PortVar:          strconv.Itoa(b.cfg.Runtime.ListenPort(containerPort)),
 		agentconfig.HostVar:          "0.0.0.0",
 		agentconfig.AdvertisedURLVar: advertised,
 	}

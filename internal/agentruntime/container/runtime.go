@@ -104,11 +104,6 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	if err != nil {
 		return p, err
 	}
-	if p.Config.Runtime.Image != "" && len(spec.Secrets) > 0 {
-		return p, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", p.Config.ID(), nil,
-			"write-only values (env_wo %s) reach only the built-in agent host, not [runtime] image %q; pass them through an allowlisted variable instead",
-			strings.Join(spec.Secrets.Names(), ", "), p.Config.Runtime.Image)
-	}
 	return p, agentruntime.CheckImageAgent(p.Config, "container")
 }
 

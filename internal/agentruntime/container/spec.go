@@ -96,7 +96,7 @@ func (b blueprint) environment(advertisedURL string) (env, delivered []string) {
 func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, error) {
 	advertised := r.advertisedURL(b)
 	env, delivered := b.environment(advertised)
-	agentPort := network.MustParsePort(strconv.Itoa(listenPort(b.cfg)) + "/tcp")
+	agentPort := network.MustParsePort(strconv.Itoa(b.cfg.Runtime.ListenPort(containerPort)) + "/tcp")
 	cfg := &containertypes.Config{
 		Image:        b.image,
 		Env:          env,

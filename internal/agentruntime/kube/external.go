@@ -20,15 +20,6 @@ import (
 // serving at card.WellKnownPath.
 const annotationCardPaths = "a2a/card-paths"
 
-// listenPort is the port the agent listens on inside its pod: a brought
-// agent's [runtime] port, else the built-in host's.
-func listenPort(cfg *agentconfig.Config) int {
-	if cfg.Runtime.Port != 0 {
-		return cfg.Runtime.Port
-	}
-	return containerPort
-}
-
 // pullPolicies maps [runtime] pull onto the cluster's image pull policies.
 var pullPolicies = map[string]corev1.PullPolicy{
 	agentconfig.PullMissing: corev1.PullIfNotPresent,
@@ -49,7 +40,7 @@ var pullPolicies = map[string]corev1.PullPolicy{
 // expansion.
 func (b blueprint) bring(c *corev1.Container, endpoint string) (cardPaths string) {
 	rt := b.cfg.Runtime
-	port := listenPort(b.cfg)
+	port := b.cfg.Runtime.ListenPort(containerPort)
 	x := podExpander{owned: ownedValues(port, endpoint), injected: b.injected, referenced: map[string]bool{}}
 	c.Image = rt.Image
 	c.ImagePullPolicy = pullPolicies[rt.PullPolicy()]
@@ -110,7 +101,7 @@ func checkBrought(p agentruntime.Prepared, pending bool) error {
 	if err := agentruntime.CheckImageAgent(cfg, "kubernetes"); err != nil || pending {
 		return err
 	}
-	lookup := agentruntime.ExternalLookup(ownedValues(listenPort(cfg), ""), p.InjectedEnv)
+	lookup := agentruntime.ExternalLookup(ownedValues(cfg.Runtime.ListenPort(containerPort), ""), p.InjectedEnv)
 	if _, _, err := cfg.Runtime.Expanded(lookup); err != nil {
 		return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", cfg.ID(), err,
 			"give [runtime] command and env a value for each: set the variable in the environment terraform runs in (allowlisted), or write a default as ${NAME:-default}")

@@ -156,7 +156,7 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 			Selector: r.selector(id),
 			Ports: []corev1.ServicePort{{
 				Name: "http", Protocol: corev1.ProtocolTCP,
-				Port: int32(b.port), TargetPort: intstr.FromInt(listenPort(b.cfg)),
+				Port: int32(b.port), TargetPort: intstr.FromInt(b.cfg.Runtime.ListenPort(containerPort)),
 			}},
 		},
 	}
