@@ -1,12 +1,14 @@
 package kube
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
@@ -152,6 +154,9 @@ func TestAgentThatCannotRun(t *testing.T) {
 		want string
 		// event is the start of an event the cluster records of the pods.
 		event string
+		// logged is in what the agent wrote before it exited, which Logs
+		// returns once the kubelet has restarted it.
+		logged string
 	}{
 		{
 			// An empty bearer token would turn authentication off, so the
@@ -159,9 +164,9 @@ func TestAgentThatCannotRun(t *testing.T) {
 			"exits", opts, agentruntime.Spec{
 				Config:    agentConfig("Kube Exits", "[auth]\nbearer_token = \"${KUBE_TEST_EMPTY_TOKEN}\""),
 				Allowlist: &agentruntime.EnvAllowlist{Name: "empty", Variables: []string{"KUBE_TEST_EMPTY_TOKEN"}},
-			}, "exited with status", "Normal Started pod/",
+			}, "exited with status", "Normal Started pod/", "KUBE_TEST_EMPTY_TOKEN",
 		},
-		{"missing image", missing, agentruntime.Spec{Config: agentConfig("Kube No Image")}, "ErrImageNeverPull", "Warning ErrImageNeverPull pod/"},
+		{"missing image", missing, agentruntime.Spec{Config: agentConfig("Kube No Image")}, "ErrImageNeverPull", "Warning ErrImageNeverPull pod/", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,6 +186,12 @@ func TestAgentThatCannotRun(t *testing.T) {
 				}
 			}
 			waitEvent(t, rt, a.ID, tt.event)
+			if tt.logged != "" {
+				waitRestarted(t, rt, a.ID)
+				if lines, err := rt.Logs(testContext(t), a.ID, 20); err != nil || !strings.Contains(strings.Join(lines, "\n"), tt.logged) {
+					t.Errorf("Logs after a restart = %q, %v; want the crashed container's line naming %s", lines, err, tt.logged)
+				}
+			}
 			if err := rt.Stop(testContext(t), a.ID); err != nil {
 				t.Fatal(err)
 			}
@@ -206,5 +217,18 @@ func waitEvent(t *testing.T, rt *Runtime, id, prefix string) {
 			t.Fatalf("no event of agent %s starts with %q; its events: %q", id, prefix, events)
 		case <-time.After(250 * time.Millisecond):
 		}
+	}
+}
+
+// waitRestarted waits until the kubelet has restarted a container of the
+// agent's pods.
+func waitRestarted(t *testing.T, rt *Runtime, id string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(testContext(t), 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := rt.pods(ctx, "test", id)
+		return err == nil && slices.ContainsFunc(pods, restarted), nil
+	})
+	if err != nil {
+		t.Fatalf("no container of agent %s was restarted: %v", id, err)
 	}
 }

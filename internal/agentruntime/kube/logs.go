@@ -51,18 +51,38 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 	out := agentruntime.NewTailBuffer(limit)
 	_, _ = out.Write(kept)
 	for _, p := range pods {
-		opts := &corev1.PodLogOptions{Container: agentName}
-		if tail > 0 {
-			opts.TailLines = ptr(int64(tail))
+		if restarted(p) {
+			// The container that crashed said why; the one the kubelet
+			// started in its place may not have written a line yet.
+			_, _ = out.Write(r.podLog(ctx, p.Name, tail, true))
 		}
-		data, err := r.cs.CoreV1().Pods(r.opts.Namespace).GetLogs(p.Name, opts).DoRaw(ctx)
-		if err != nil {
-			// A pod whose container has not started yet has no log.
-			continue
-		}
-		_, _ = out.Write(data)
+		_, _ = out.Write(r.podLog(ctx, p.Name, tail, false))
 	}
 	return out.Lines(tail), nil
+}
+
+// podLog is the last tail lines of the agent's container in pod name, or of
+// the one before it when previous is set; nothing when it has none yet.
+func (r *Runtime) podLog(ctx context.Context, name string, tail int, previous bool) []byte {
+	opts := &corev1.PodLogOptions{Container: agentName, Previous: previous}
+	if tail > 0 {
+		opts.TailLines = ptr(int64(tail))
+	}
+	data, err := r.cs.CoreV1().Pods(r.opts.Namespace).GetLogs(name, opts).DoRaw(ctx)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// restarted says whether the kubelet restarted the pod's agent container.
+func restarted(p corev1.Pod) bool {
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Name == agentName && c.RestartCount > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // capture is the logs of pods being followed until they end.
