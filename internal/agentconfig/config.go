@@ -136,6 +136,11 @@ type Auth struct {
 // Card holds settings of the published card.
 type Card struct {
 	SigningKey string `toml:"signing_key"`
+	// V03Fields asks for the A2A 0.3 discovery fields beside the 1.0 ones,
+	// so that 0.3 clients find the agent from its card. The 1.0 schema
+	// forbids them, so strict 1.0 readers may refuse such a card: it is
+	// the agent's choice, never the default.
+	V03Fields bool `toml:"v03_fields"`
 }
 
 // Runtime says how the agent runs. Without command and image it is the

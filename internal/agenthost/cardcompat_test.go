@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -42,18 +43,19 @@ type compatHost struct {
 // compatHosts starts the hosts a client of either version must reach from
 // the card alone: an open agent, one behind a bearer token (whose card
 // carries a security scheme, which 0.3 and 1.0 write differently), and one
-// that signs its card.
-func compatHosts(t *testing.T) []compatHost {
+// that signs its card; with v03Fields, each publishes the 0.3 fields too.
+func compatHosts(t *testing.T, v03Fields bool) []compatHost {
 	t.Helper()
 	const token = "c0mpat-t0ken"
 	t.Setenv("AGENT_TOKEN", token)
 	keyPEM, pubPEM := signingKey(t)
 	t.Setenv("CARD_SIGNING_KEY", string(keyPEM))
-	signed := echoConfig + "\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n"
+	cardTable := fmt.Sprintf("\n[card]\nv03_fields = %t\n", v03Fields)
+	signed := cardTable + "signing_key = \"${CARD_SIGNING_KEY}\"\n"
 	return []compatHost{
-		{name: "open", host: startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{}), sdkReadsCard: true},
-		{name: "bearer", host: startInProcess(t, parseConfig(t, guardedConfig), &syncBuffer{}), token: token},
-		{name: "signed", host: startInProcess(t, parseConfig(t, signed), &syncBuffer{}), pub: pubPEM, sdkReadsCard: true},
+		{name: "open", host: startInProcess(t, parseConfig(t, echoConfig+cardTable), &syncBuffer{}), sdkReadsCard: true},
+		{name: "bearer", host: startInProcess(t, parseConfig(t, guardedConfig+cardTable), &syncBuffer{}), token: token},
+		{name: "signed", host: startInProcess(t, parseConfig(t, echoConfig+signed), &syncBuffer{}), pub: pubPEM, sdkReadsCard: true},
 	}
 }
 
@@ -79,13 +81,45 @@ func signingKey(t *testing.T) (private, public []byte) {
 // clients of 1.0 and of 0.3: each resolves the card at the well-known path,
 // picks the endpoint from it as its version prescribes, and is answered
 // there. The 0.3 client is the 0.3 release of the official SDK, which reads
-// only url, preferredTransport and additionalInterfaces; the 1.0 SDK's 0.3
-// compatibility client, which reads supportedInterfaces first, is covered
-// too. The host serves JSON-RPC only, so there is no REST to try.
+// only url, preferredTransport and additionalInterfaces, so it finds the
+// agent only in a card with the 0.3 fields ([card] v03_fields); the 1.0
+// SDK's 0.3 compatibility client, which reads supportedInterfaces first,
+// finds it in the strict 1.0 card too. The host serves JSON-RPC only, so
+// there is no REST to try.
 func TestCardServesBothVersions(t *testing.T) {
-	for _, tc := range compatHosts(t) {
-		h := tc.host
-		t.Run(tc.name, func(t *testing.T) {
+	for _, v03Fields := range []bool{false, true} {
+		t.Run(fmt.Sprintf("v03_fields=%t", v03Fields), func(t *testing.T) {
+			for _, tc := range compatHosts(t, v03Fields) {
+				testDiscovery(t, tc, v03Fields)
+			}
+		})
+	}
+}
+
+func testDiscovery(t *testing.T, tc compatHost, v03Fields bool) {
+	h := tc.host
+	t.Run(tc.name, func(t *testing.T) {
+		if !v03Fields {
+			t.Run("no 0.3 fields", func(t *testing.T) {
+				var doc map[string]any
+				if err := json.Unmarshal(getCard(t, h.CardURL()), &doc); err != nil {
+					t.Fatal(err)
+				}
+				for _, field := range []string{"url", "preferredTransport", "protocolVersion", "additionalInterfaces", "security"} {
+					if _, ok := doc[field]; ok {
+						t.Errorf("the strict 1.0 card carries the 0.3 field %s", field)
+					}
+				}
+			})
+			if tc.pub != nil {
+				t.Run("signed", func(t *testing.T) {
+					if _, err := card.Verify(getCard(t, h.CardURL()), [][]byte{tc.pub}); err != nil {
+						t.Errorf("served card does not verify: %v", err)
+					}
+				})
+			}
+		}
+		if v03Fields {
 			t.Run("0.3 SDK", func(t *testing.T) {
 				for _, path := range []string{card.WellKnownPath, legacyCardPath} {
 					served, err := v03card.NewResolver(http.DefaultClient).Resolve(ctxFor(t), h.Endpoint(), v03card.WithPath(path))
@@ -119,57 +153,57 @@ func TestCardServesBothVersions(t *testing.T) {
 					}
 				}
 			})
-			// The compatibility client's parser reads the scopes as the
-			// SDK's own does, so it cannot read a card with security
-			// requirements; the 0.3 SDK above reads the 0.3 security.
-			if tc.sdkReadsCard {
-				t.Run("1.0 SDK 0.3 compatibility client", func(t *testing.T) {
-					client, _ := clientFromCard(t, h.Endpoint(), a2av0.NewAgentCardParser(),
-						a2aclient.WithDefaultsDisabled(), a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}))
-					res, err := client.SendMessage(withToken(t, tc.token), userText("from the compat client"))
-					if err != nil {
-						t.Fatalf("SendMessage: %v", err)
-					}
-					if resultText(res) != "from the compat client" {
-						t.Errorf("reply = %#v, want the echo", res)
-					}
-				})
-			}
-			t.Run("1.0 SDK", func(t *testing.T) {
-				var parser agentcard.Parser // the SDK's own
-				if !tc.sdkReadsCard {
-					parser = strictParser
-				}
-				client, served := clientFromCard(t, h.Endpoint(), parser)
-				if first := served.SupportedInterfaces[0]; first.ProtocolVersion != a2a.Version || first.URL != h.Endpoint() {
-					t.Errorf("preferred interface = %+v, want 1.0 at %s", first, h.Endpoint())
-				}
-				res, err := client.SendMessage(withToken(t, tc.token), userText("from a 1.0 client"))
+		}
+		// The compatibility client's parser reads the scopes as the
+		// SDK's own does, so it cannot read a card with security
+		// requirements; the 0.3 SDK above reads the 0.3 security.
+		if tc.sdkReadsCard {
+			t.Run("1.0 SDK 0.3 compatibility client", func(t *testing.T) {
+				client, _ := clientFromCard(t, h.Endpoint(), a2av0.NewAgentCardParser(),
+					a2aclient.WithDefaultsDisabled(), a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}))
+				res, err := client.SendMessage(withToken(t, tc.token), userText("from the compat client"))
 				if err != nil {
 					t.Fatalf("SendMessage: %v", err)
 				}
-				if resultText(res) != "from a 1.0 client" {
+				if resultText(res) != "from the compat client" {
 					t.Errorf("reply = %#v, want the echo", res)
 				}
 			})
-			t.Run("one card at both paths", func(t *testing.T) {
-				current, legacy := httpGet(t, h.CardURL()), httpGet(t, h.Endpoint()+legacyCardPath)
-				if legacy.status != http.StatusOK || !bytes.Equal(current.body, legacy.body) || current.header.Get("ETag") != legacy.header.Get("ETag") {
-					t.Errorf("%s: status %d, ETag %q; want the card of %s (ETag %q)",
-						legacyCardPath, legacy.status, legacy.header.Get("ETag"), card.WellKnownPath, current.header.Get("ETag"))
-				}
-				p, err := card.Parse(current.body)
-				if err != nil || p.SpecVersion != card.SpecVersion10 {
-					t.Fatalf("card parses as %v, %v; want a 1.0 card", p, err)
-				}
-			})
-			if tc.pub != nil {
-				t.Run("signature covers the 0.3 fields", func(t *testing.T) {
-					testSignedCompatCard(t, h, tc.pub)
-				})
+		}
+		t.Run("1.0 SDK", func(t *testing.T) {
+			var parser agentcard.Parser // the SDK's own
+			if !tc.sdkReadsCard {
+				parser = strictParser
+			}
+			client, served := clientFromCard(t, h.Endpoint(), parser)
+			if first := served.SupportedInterfaces[0]; first.ProtocolVersion != a2a.Version || first.URL != h.Endpoint() {
+				t.Errorf("preferred interface = %+v, want 1.0 at %s", first, h.Endpoint())
+			}
+			res, err := client.SendMessage(withToken(t, tc.token), userText("from a 1.0 client"))
+			if err != nil {
+				t.Fatalf("SendMessage: %v", err)
+			}
+			if resultText(res) != "from a 1.0 client" {
+				t.Errorf("reply = %#v, want the echo", res)
 			}
 		})
-	}
+		t.Run("one card at both paths", func(t *testing.T) {
+			current, legacy := httpGet(t, h.CardURL()), httpGet(t, h.Endpoint()+legacyCardPath)
+			if legacy.status != http.StatusOK || !bytes.Equal(current.body, legacy.body) || current.header.Get("ETag") != legacy.header.Get("ETag") {
+				t.Errorf("%s: status %d, ETag %q; want the card of %s (ETag %q)",
+					legacyCardPath, legacy.status, legacy.header.Get("ETag"), card.WellKnownPath, current.header.Get("ETag"))
+			}
+			p, err := card.Parse(current.body)
+			if err != nil || p.SpecVersion != card.SpecVersion10 {
+				t.Fatalf("card parses as %v, %v; want a 1.0 card", p, err)
+			}
+		})
+		if tc.pub != nil && v03Fields {
+			t.Run("signature covers the 0.3 fields", func(t *testing.T) {
+				testSignedCompatCard(t, h, tc.pub)
+			})
+		}
+	})
 }
 
 // testSignedCompatCard checks that the signed card verifies as served and

@@ -22,6 +22,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/cardschema"
 )
 
 // waitLimit is a generous bound for things that take milliseconds, so a
@@ -83,7 +85,27 @@ func startInProcess(t *testing.T, cfg *agentconfig.Config, log io.Writer) *Host 
 			t.Errorf("shutdown: %v", err)
 		}
 	})
+	checkServedCard(t, h, cfg)
 	return h
+}
+
+// checkServedCard holds the card every host a test starts serves, at both
+// well-known paths, to the A2A schemas: a card strictly valid 1.0 by
+// default, and one that 0.3 clients read too when the config asks for the
+// 0.3 fields.
+func checkServedCard(t *testing.T, h *Host, cfg *agentconfig.Config) {
+	t.Helper()
+	for _, cardURL := range []string{h.CardURL(), card.CardURLAt(h.Endpoint(), card.LegacyWellKnownPath)} {
+		served := getCard(t, cardURL)
+		if cfg.Card.V03Fields {
+			cardschema.Validate(t, cardschema.Load(t).V03, served)
+		} else {
+			cardschema.ValidateStrict10(t, served)
+		}
+		if _, err := card.Parse(served); err != nil {
+			t.Errorf("the card at %s does not parse: %v", cardURL, err)
+		}
+	}
 }
 
 // hostProcess is the test binary running as the agent host.

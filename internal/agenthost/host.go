@@ -161,19 +161,21 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 
 // publishedCard derives the card for endpoint, signs it when the config
 // holds a signing key, and encodes it the way internal/card publishes (and
-// signs) cards: once, so the card is served as exactly the bytes signed.
+// signs) cards: once, in the encoding the config asks for, so the card is
+// served as exactly the bytes signed.
 func publishedCard(cfg *agentconfig.Config, endpoint string) ([]byte, error) {
 	c, err := card.Derive(cfg, endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("derive the agent card: %w", err)
 	}
+	enc := card.EncodingFor(cfg)
 	if cfg.Card.SigningKey != "" {
 		// An empty key id lets Sign name the key by its RFC 7638 thumbprint.
-		if err := card.Sign(c, []byte(cfg.Card.SigningKey), ""); err != nil {
+		if err := card.Sign(c, []byte(cfg.Card.SigningKey), "", enc); err != nil {
 			return nil, fmt.Errorf("sign the agent card with [card] signing_key: %w", err)
 		}
 	}
-	raw, err := card.MarshalCard(c)
+	raw, err := card.MarshalCard(c, enc)
 	if err != nil {
 		return nil, fmt.Errorf("encode the agent card: %w", err)
 	}

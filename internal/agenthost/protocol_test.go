@@ -68,7 +68,7 @@ func TestServedCardIsTheDerivedCard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := card.MarshalCard(derived)
+	want, err := card.MarshalCard(derived, card.Strict10)
 	if err != nil {
 		t.Fatal(err)
 	}

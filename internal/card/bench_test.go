@@ -33,7 +33,7 @@ func BenchmarkDerive(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := MarshalCard(c); err != nil {
+			if _, err := MarshalCard(c, Strict10); err != nil {
 				b.Fatal(err)
 			}
 		}

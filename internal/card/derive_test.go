@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/cardschema"
 )
 
 func mustConfig(t testing.TB, toml string) *agentconfig.Config {
@@ -127,23 +128,32 @@ func TestDeriveValidatesAgainstSchemaAndProto(t *testing.T) {
 			}
 			tt.check(t, c)
 
-			raw, err := MarshalCard(c)
-			if err != nil {
-				t.Fatalf("MarshalCard: %v", err)
-			}
-			if strings.Contains(string(raw), "s3cret-token") {
-				t.Fatal("card carries the bearer token")
-			}
-			// The host serves 0.3 too, so the card carries the 0.3
-			// fields: it is a 0.3 card as well, and a 1.0 card without them.
-			validateSchema(t, v03, raw)
-			validateSchema(t, v10, only10(t, raw))
-			parsed, err := Parse(raw)
-			if err != nil {
-				t.Fatalf("derived card fails strict parsing: %v", err)
-			}
-			if parsed.SpecVersion != SpecVersion10 || parsed.Card.Name != c.Name || len(parsed.Card.Skills) != len(c.Skills) {
-				t.Errorf("parsed back = %s %+v", parsed.SpecVersion, parsed.Card)
+			// By default the card is strictly 1.0; with the 0.3 fields
+			// it is a 0.3 card as well, and a 1.0 card without them.
+			for _, enc := range []Encoding{Strict10, With03Fields} {
+				raw, err := MarshalCard(c, enc)
+				if err != nil {
+					t.Fatalf("MarshalCard: %v", err)
+				}
+				if strings.Contains(string(raw), "s3cret-token") {
+					t.Fatal("card carries the bearer token")
+				}
+				if enc == Strict10 {
+					cardschema.ValidateStrict10(t, raw)
+				} else {
+					validateSchema(t, v03, raw)
+					validateSchema(t, v10, only10(t, raw))
+				}
+				parsed, err := Parse(raw)
+				if err != nil {
+					t.Fatalf("derived card fails strict parsing: %v", err)
+				}
+				if parsed.SpecVersion != SpecVersion10 || parsed.Card.Name != c.Name || len(parsed.Card.Skills) != len(c.Skills) {
+					t.Errorf("parsed back = %s %+v", parsed.SpecVersion, parsed.Card)
+				}
+				if enc == Strict10 && len(parsed.Deviations) > 0 {
+					t.Errorf("strict card parses with deviations %v", parsed.Deviations)
+				}
 			}
 		})
 	}

@@ -22,6 +22,11 @@ func plain(name string, s shape) field {
 	return field{name: name, shape: s, presence: implicit}
 }
 
+// from03 is a property of the 0.3 card that a 1.0 card may carry too.
+func from03(name string, s shape) field {
+	return field{name: name, shape: s, presence: implicit, foreign: true}
+}
+
 var (
 	provider = &message{fields: []field{req("url", str), req("organization", str)}}
 
@@ -118,13 +123,14 @@ var (
 			opt("iconUrl", str),
 			// A card may carry the 0.3 fields next to the 1.0 ones so that
 			// 0.3 clients can read it too (the official SDK publishes such
-			// cards); they are known, checked, and otherwise ignored.
-			plain("url", str),
-			plain("protocolVersion", str),
-			plain("preferredTransport", str),
-			plain("additionalInterfaces", listShape{interface03}),
-			plain("security", listShape{securityRequirement03}),
-			plain("supportsAuthenticatedExtendedCard", boolean),
+			// cards): they are checked, reported as deviations, since the
+			// 1.0 schema forbids them, and otherwise ignored.
+			from03("url", str),
+			from03("protocolVersion", str),
+			from03("preferredTransport", str),
+			from03("additionalInterfaces", listShape{interface03}),
+			from03("security", listShape{securityRequirement03}),
+			from03("supportsAuthenticatedExtendedCard", boolean),
 		},
 	}
 )

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -64,19 +66,28 @@ func (e *ValidationError) Error() string {
 }
 
 // Parse reads an A2A 1.0 or 0.3 agent card strictly. Every missing required
-// field, empty required value, value of the wrong type and unknown top-level
-// property is reported at once in a *ValidationError, except an empty
-// description or skills list, which Parsed.Deviations reports; nested objects may
-// carry properties the model does not know, which are ignored. A card that
-// has supportedInterfaces is read as 1.0; one that has only the 0.3 fields
-// (url, protocolVersion, preferredTransport, additionalInterfaces) as 0.3.
+// field, empty required value, value of the wrong type, unknown top-level
+// property, property that matches a defined one only but for case, and
+// duplicate property is reported at once in a *ValidationError. What leaves
+// the card usable is reported in Parsed.Deviations instead: an empty
+// description or skills list, the 0.3 fields on a 1.0 card, and a nested
+// property the card's version does not define, which is then ignored. The
+// card is decoded from the defined properties only, so that no decoder's
+// leniency (such as Go's case-insensitive field names) reads anything the
+// checks did not see. A card that has supportedInterfaces is read as 1.0;
+// one that has only the 0.3 fields (url, protocolVersion,
+// preferredTransport, additionalInterfaces) as 0.3.
 func Parse(raw []byte) (*Parsed, error) {
 	if len(raw) > MaxCardBytes {
 		return nil, &ValidationError{Problems: []Problem{{Path: "$",
 			Message: fmt.Sprintf("is %d bytes, more than the %d an agent card may have", len(raw), MaxCardBytes)}}}
 	}
 	tree, err := decodeTree(raw)
-	if err != nil {
+	var dup *duplicateError
+	switch {
+	case errors.As(err, &dup):
+		return nil, &ValidationError{Problems: []Problem{{Path: dup.path, Message: "is given twice: a property may appear once in an object"}}}
+	case err != nil:
 		return nil, &ValidationError{Problems: []Problem{{Path: "$", Message: err.Error()}}}
 	}
 	obj, ok := tree.(map[string]any)
@@ -84,36 +95,98 @@ func Parse(raw []byte) (*Parsed, error) {
 		return nil, &ValidationError{Problems: []Problem{{Path: "$", Message: "must be a JSON object, not " + jsonType(tree)}}}
 	}
 	version := detectVersion(obj)
-	model, c := card10, &checker{requireSet: true}
+	model, c := card10, &checker{version: SpecVersion10, other: SpecVersion03, requireSet: true}
 	if version == SpecVersion03 {
-		model, c = card03, &checker{}
+		model, c = card03, &checker{version: SpecVersion03, other: SpecVersion10}
 	}
 	model.check(obj, "$", c)
 	if len(c.problems) > 0 {
 		return nil, &ValidationError{SpecVersion: version, Problems: c.problems}
 	}
-	card, err := convert(obj, version)
+	card, err := convert(model.known(obj).(map[string]any), version)
 	if err != nil {
 		return nil, &ValidationError{SpecVersion: version, Problems: []Problem{{Path: "$", Message: err.Error()}}}
 	}
+	slices.SortStableFunc(c.deviations, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
 	return &Parsed{Card: card, SpecVersion: version, Raw: raw, Deviations: c.deviations}, nil
 }
 
-// decodeTree decodes one JSON value, keeping numbers as written.
+// decodeTree decodes one JSON value, keeping numbers as written. An object
+// that names a property twice is refused (a *duplicateError): decoders
+// disagree on which of the two counts (Go's takes the last), so a card with
+// both could be checked and signed as one thing and read as another.
 func decodeTree(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var tree any
-	if err := dec.Decode(&tree); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("is empty, not a JSON object")
-		}
+	tree, err := decodeValue(dec, "$", 0)
+	var dup *duplicateError
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil, errors.New("is empty, not a JSON object")
+	case errors.As(err, &dup):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("is not valid JSON: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("has data after the JSON object, at byte %d", dec.InputOffset())
 	}
 	return tree, nil
+}
+
+// maxDepth bounds how deeply a card's values nest: a card needs a handful
+// of levels, and an untrusted peer must not make the decoder recurse
+// without bound.
+const maxDepth = 64
+
+// duplicateError names a property an object of the card gives twice.
+type duplicateError struct{ path string }
+
+func (e *duplicateError) Error() string {
+	return e.path + " is given twice: a property may appear once in an object"
+}
+
+func decodeValue(dec *json.Decoder, at string, depth int) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil // a string, json.Number, bool or nil
+	}
+	if depth >= maxDepth {
+		return nil, fmt.Errorf("%s nests deeper than the %d levels an agent card may have", at, maxDepth)
+	}
+	if delim == '[' {
+		list := []any{}
+		for dec.More() {
+			v, err := decodeValue(dec, at+"["+strconv.Itoa(len(list))+"]", depth+1)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+		_, err := dec.Token()
+		return list, err
+	}
+	obj := map[string]any{}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := key.(string)
+		path := child(at, name)
+		if _, seen := obj[name]; seen {
+			return nil, &duplicateError{path: path}
+		}
+		if obj[name], err = decodeValue(dec, path, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	_, err = dec.Token()
+	return obj, err
 }
 
 func detectVersion(obj map[string]any) string {

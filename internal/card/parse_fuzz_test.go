@@ -52,7 +52,7 @@ func FuzzParse(f *testing.F) {
 		default:
 			t.Fatalf("SpecVersion = %q", p.SpecVersion)
 		}
-		again, err := MarshalCard(p.Card)
+		again, err := MarshalCard(p.Card, Strict10)
 		if err != nil {
 			t.Fatalf("MarshalCard of an accepted card: %v", err)
 		}

@@ -3,6 +3,7 @@ package card
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,7 +86,7 @@ func everySchemeCard() *a2a.AgentCard {
 func TestCombinedCardReadsAsBothVersions(t *testing.T) {
 	v10, v03Schema := cardSchemas(t)
 	c := everySchemeCard()
-	raw, err := MarshalCard(c)
+	raw, err := MarshalCard(c, With03Fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +101,20 @@ func TestCombinedCardReadsAsBothVersions(t *testing.T) {
 		plain, err := Parse(only10(t, raw))
 		if err != nil {
 			t.Fatalf("Parse of the 1.0 part: %v", err)
+		}
+		if got, want := deviationPaths(combined), []string{
+			"$.additionalInterfaces", "$.preferredTransport", "$.protocolVersion", "$.security",
+			"$.securitySchemes.bearer.bearerFormat", "$.securitySchemes.bearer.scheme", "$.securitySchemes.bearer.type",
+			"$.securitySchemes.key.description", "$.securitySchemes.key.in", "$.securitySchemes.key.name", "$.securitySchemes.key.type",
+			"$.securitySchemes.mtls.description", "$.securitySchemes.mtls.type",
+			"$.securitySchemes.oauth.flows", "$.securitySchemes.oauth.type",
+			"$.securitySchemes.oidc.openIdConnectUrl", "$.securitySchemes.oidc.type",
+			"$.skills[0].security", "$.supportsAuthenticatedExtendedCard", "$.url",
+		}; !slices.Equal(got, want) {
+			t.Errorf("combined card deviations at %q; want every 0.3 field, %q", got, want)
+		}
+		if len(plain.Deviations) > 0 {
+			t.Errorf("the 1.0 part has deviations %v", plain.Deviations)
 		}
 		if combined.SpecVersion != SpecVersion10 || !reflect.DeepEqual(combined.Card, plain.Card) {
 			t.Errorf("combined card reads as %s %+v; want the 1.0 card %+v", combined.SpecVersion, combined.Card, plain.Card)
@@ -176,20 +191,46 @@ func TestCombinedCardReadsAsBothVersions(t *testing.T) {
 
 }
 
-// TestCardWithout03IsPlain10 checks that a card claiming no 0.3 interface
-// gets none of the 0.3 fields: it does not invite 0.3 clients.
-func TestCardWithout03IsPlain10(t *testing.T) {
-	c := everySchemeCard()
-	c.SupportedInterfaces = c.SupportedInterfaces[:1]
-	raw, err := MarshalCard(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !jsonEqual(t, raw, only10(t, raw)) {
-		t.Errorf("card without a 0.3 interface carries 0.3 fields: %s", raw)
+// TestCardWithout03FieldsIsPlain10 checks that a card gets none of the 0.3
+// fields unless it asks for them, and then only when it claims a 0.3
+// interface, which it would otherwise not invite 0.3 clients to.
+func TestCardWithout03FieldsIsPlain10(t *testing.T) {
+	without03 := everySchemeCard()
+	without03.SupportedInterfaces = without03.SupportedInterfaces[:1]
+	tests := []struct {
+		name string
+		card *a2a.AgentCard
+		enc  Encoding
+	}{
+		{"strict, with a 0.3 interface", everySchemeCard(), Strict10},
+		{"0.3 fields asked for, without a 0.3 interface", without03, With03Fields},
 	}
 	v10, _ := cardSchemas(t)
-	validateSchema(t, v10, raw)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := MarshalCard(tt.card, tt.enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, raw, only10(t, raw)) {
+				t.Errorf("card carries 0.3 fields: %s", raw)
+			}
+			validateSchema(t, v10, raw)
+			if p, err := Parse(raw); err != nil || len(p.Deviations) > 0 {
+				t.Errorf("Parse = %v, deviations %v; want a plain 1.0 card", err, p)
+			}
+		})
+	}
+}
+
+// deviationPaths lists where a parsed card deviates, sorted.
+func deviationPaths(p *Parsed) []string {
+	paths := make([]string, len(p.Deviations))
+	for i, d := range p.Deviations {
+		paths[i] = d.Path
+	}
+	slices.Sort(paths)
+	return paths
 }
 
 func jsonEqual(t *testing.T, a, b []byte) bool {
@@ -210,7 +251,7 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 func TestSignatureCovers03Fields(t *testing.T) {
 	key := newTestKey(t, "ec-pkcs8")
 	c := derivedCard(t)
-	raw := signedJSON(t, c, key)
+	raw := signedIn(t, c, With03Fields, key)
 	if _, err := Verify(raw, [][]byte{key.publicPEM}); err != nil {
 		t.Fatalf("combined card does not verify: %v", err)
 	}

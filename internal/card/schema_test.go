@@ -1,98 +1,24 @@
 package card
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/cardschema"
 )
 
-const schemaBase = "https://schemas.test/"
-
-var (
-	schemasOnce sync.Once
-	schema10    *jsonschema.Schema
-	schema03    *jsonschema.Schema
-	schemasErr  error
-)
-
-// cardSchemas compiles the AgentCard schemas of A2A 1.0 and 0.3 from
-// testdata. The 1.0 bundle holds one schema per proto message, each
-// referring to the others by file name, so each is registered under it.
+// cardSchemas returns the AgentCard schemas of A2A 1.0 and 0.3.
 func cardSchemas(t testing.TB) (v10, v03 *jsonschema.Schema) {
 	t.Helper()
-	schemasOnce.Do(func() { schema10, schema03, schemasErr = compileSchemas() })
-	if schemasErr != nil {
-		t.Fatalf("compile schemas: %v", schemasErr)
-	}
-	return schema10, schema03
-}
-
-func compileSchemas() (*jsonschema.Schema, *jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	raw, err := os.ReadFile(filepath.Join("testdata", "schema", "a2a-1.0.schema.json"))
-	if err != nil {
-		return nil, nil, err
-	}
-	var bundle struct {
-		Definitions map[string]json.RawMessage `json:"definitions"`
-	}
-	if err := json.Unmarshal(raw, &bundle); err != nil {
-		return nil, nil, err
-	}
-	for title, def := range bundle.Definitions {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(def))
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := c.AddResource(schemaBase+definitionFile(title), doc); err != nil {
-			return nil, nil, err
-		}
-	}
-	v10, err := c.Compile(schemaBase + definitionFile("Agent Card"))
-	if err != nil {
-		return nil, nil, err
-	}
-	raw03, err := os.ReadFile(filepath.Join("testdata", "schema", "agent-card-0.3.0.schema.json"))
-	if err != nil {
-		return nil, nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw03))
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := c.AddResource(schemaBase+"agent-card-0.3.0.schema.json", doc); err != nil {
-		return nil, nil, err
-	}
-	v03, err := c.Compile(schemaBase + "agent-card-0.3.0.schema.json#/definitions/AgentCard")
-	return v10, v03, err
-}
-
-// definitionFile maps a bundle title ("Agent Card") to the file name other
-// schemas refer to it by ("lf.a2a.v1.AgentCard.jsonschema.json").
-func definitionFile(title string) string {
-	name := strings.ReplaceAll(title, " ", "")
-	switch name {
-	case "Struct", "Timestamp", "Value":
-		return "google.protobuf." + name + ".jsonschema.json"
-	}
-	return "lf.a2a.v1." + name + ".jsonschema.json"
+	s := cardschema.Load(t)
+	return s.V10, s.V03
 }
 
 func validateSchema(t *testing.T, sch *jsonschema.Schema, cardJSON []byte) {
 	t.Helper()
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(cardJSON))
-	if err != nil {
-		t.Fatalf("decode card: %v", err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("card does not validate against the schema: %v\ncard: %s", err, cardJSON)
-	}
+	cardschema.Validate(t, sch, cardJSON)
 }
 
 // The schemas must be strict enough to catch a broken card, or validating

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,9 @@ import (
 type shape interface {
 	check(v any, at string, c *checker)
 	strip(v any) any
+	// known returns v with only the properties the model defines for it,
+	// so that a decoder reading the result sees exactly what was checked.
+	known(v any) any
 }
 
 // presence says how a field of a proto message behaves when it holds its
@@ -40,14 +44,18 @@ type field struct {
 	// emptyTolerated marks a required field whose empty value is a
 	// deviation rather than a problem (see checker.deviations).
 	emptyTolerated bool
+	// foreign marks a field the message's own version does not define but
+	// the other version does, such as a 0.3 field on a 1.0 card: it is
+	// checked as the other version defines it, and reported as a deviation.
+	foreign bool
 }
 
 // message is a proto message as its JSON object.
 type message struct {
 	fields []field
-	// closed objects report properties they do not define. Only the card
-	// itself is closed: nested objects ignore unknown properties, as the
-	// specification asks, so that newer minor versions still parse.
+	// closed objects refuse properties they do not define. Only the card
+	// itself is closed: in nested objects an unknown property is a
+	// deviation, so that cards of newer minor versions still parse.
 	closed bool
 	// oneOf names fields of which exactly one must be present, or at least
 	// one when anyOf is set.
@@ -81,18 +89,66 @@ func (m *message) check(v any, at string, c *checker) {
 	if len(m.oneOf) > 0 {
 		m.checkOneOf(obj, at, c)
 	}
-	if m.closed {
-		var unknown []string
-		for k := range obj {
-			if _, ok := m.field(k); !ok {
-				unknown = append(unknown, k)
-			}
+	m.checkUnknown(obj, at, c)
+}
+
+// checkUnknown reports the properties of obj that m does not define. One
+// that differs from a defined property only in case is a problem wherever
+// it is: Go's JSON decoder, like others, would read it as that property, so
+// that what a reader sees would differ from what the strict model checked
+// and a signature covered. Any other unknown property is a problem on a
+// closed message, and elsewhere a deviation.
+func (m *message) checkUnknown(obj map[string]any, at string, c *checker) {
+	variant := m.variantOf(obj)
+	for _, k := range sortedKeys(obj) {
+		if _, ok := m.fieldOf(k, variant); ok {
+			continue
 		}
-		sort.Strings(unknown)
-		for _, k := range unknown {
-			c.add(child(at, k), "is not a property of an agent card")
+		path := child(at, k)
+		switch name, ok := m.caseVariant(k, variant); {
+		case ok:
+			c.add(path, fmt.Sprintf("differs from the property %q only in case: property names are case-sensitive", name))
+		case m.closed:
+			c.add(path, "is not a property of an agent card")
+		default:
+			c.deviate(path, "is not defined by A2A "+c.version+"; readers that follow the schema strictly refuse the card. "+
+				"Data of the agent's own belongs in capabilities.extensions")
 		}
 	}
+}
+
+// variantOf returns the variant obj's discriminator picks, or nil.
+func (m *message) variantOf(obj map[string]any) *message {
+	if m.discriminator == "" {
+		return nil
+	}
+	kind, _ := obj[m.discriminator].(string)
+	return m.variants[kind]
+}
+
+// fieldOf looks a property up in m and in the variant obj is of.
+func (m *message) fieldOf(name string, variant *message) (field, bool) {
+	if f, ok := m.field(name); ok {
+		return f, true
+	}
+	if variant != nil {
+		return variant.field(name)
+	}
+	return field{}, false
+}
+
+// caseVariant returns the defined property name matches but for case.
+func (m *message) caseVariant(name string, variant *message) (string, bool) {
+	fields := m.fields
+	if variant != nil {
+		fields = append(slices.Clip(fields), variant.fields...)
+	}
+	for _, f := range fields {
+		if strings.EqualFold(f.name, name) {
+			return f.name, true
+		}
+	}
+	return "", false
 }
 
 func (m *message) checkFields(obj map[string]any, at string, c *checker) {
@@ -107,9 +163,14 @@ func (m *message) checkFields(obj map[string]any, at string, c *checker) {
 		}
 		before := len(c.problems)
 		f.shape.check(v, path, c)
+		if f.foreign {
+			c.deviate(path, "is an A2A "+c.other+" property, which A2A "+c.version+" does not define: readers that follow the "+
+				c.version+" schema strictly refuse the card")
+			continue
+		}
 		if f.presence == required && c.requireSet && mustHoldValue(f.shape) && isDefault(v) && len(c.problems) == before {
 			if f.emptyTolerated {
-				c.deviations = append(c.deviations, Problem{Path: path, Message: "is empty; A2A 1.0 §5.7 asks for a value"})
+				c.deviate(path, "is empty; A2A 1.0 §5.7 asks for a value")
 				continue
 			}
 			c.add(path, "is required and must not be empty")
@@ -187,6 +248,21 @@ func (m *message) stripWith(obj map[string]any, base *message) map[string]any {
 	return out
 }
 
+func (m *message) known(v any) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	variant := m.variantOf(obj)
+	out := make(map[string]any, len(obj))
+	for k, e := range obj {
+		if f, ok := m.fieldOf(k, variant); ok && !f.foreign {
+			out[k] = f.shape.known(e)
+		}
+	}
+	return out
+}
+
 type stringShape struct{}
 
 func (stringShape) check(v any, at string, c *checker) {
@@ -195,6 +271,7 @@ func (stringShape) check(v any, at string, c *checker) {
 	}
 }
 func (stringShape) strip(v any) any { return v }
+func (stringShape) known(v any) any { return v }
 
 type boolShape struct{}
 
@@ -204,6 +281,7 @@ func (boolShape) check(v any, at string, c *checker) {
 	}
 }
 func (boolShape) strip(v any) any { return v }
+func (boolShape) known(v any) any { return v }
 
 // objectShape is any JSON object (google.protobuf.Struct): free-form data
 // whose content the card model does not describe.
@@ -215,6 +293,7 @@ func (objectShape) check(v any, at string, c *checker) {
 	}
 }
 func (objectShape) strip(v any) any { return v }
+func (objectShape) known(v any) any { return v }
 
 type listShape struct{ elem shape }
 
@@ -242,6 +321,18 @@ func (s listShape) strip(v any) any {
 	out := make([]any, len(list))
 	for i, e := range list {
 		out[i] = s.elem.strip(e)
+	}
+	return out
+}
+
+func (s listShape) known(v any) any {
+	list, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		out[i] = s.elem.known(e)
 	}
 	return out
 }
@@ -276,6 +367,18 @@ func (s mapShape) strip(v any) any {
 	return out
 }
 
+func (s mapShape) known(v any) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(obj))
+	for k, e := range obj {
+		out[k] = s.elem.known(e)
+	}
+	return out
+}
+
 // scopesShape is the scope list of one scheme in a security requirement.
 // The proto encodes it as a StringList object, {"list": [...]}; the official
 // Go SDK writes a bare array. Both are read, so that cards from either parse.
@@ -300,23 +403,39 @@ func (s scopesShape) strip(v any) any {
 	return v
 }
 
+func (s scopesShape) known(v any) any {
+	if _, ok := v.(map[string]any); ok {
+		return s.list.known(v)
+	}
+	return v
+}
+
 // checker collects every problem of a card rather than stopping at the first.
 type checker struct {
+	// version is the protocol version the card is read as, and other the
+	// one whose properties it may carry too (see field.foreign).
+	version, other string
 	// requireSet makes an empty required value a problem, as A2A 1.0 asks
 	// (§5.7: required fields must be set, required arrays non-empty). The
 	// 0.3 schema only asks for presence.
 	requireSet bool
 	problems   []Problem
-	// deviations are empty required values that leave the card usable and
-	// that the specification itself shows as valid: its own signing example
-	// (§8.4.1) has "description": "" and "skills": [], and the official
-	// SDK's reference agents publish such cards. Rejecting them would call
-	// those agents unhealthy, so they are reported, not refused.
+	// deviations leave the card usable: empty required values that the
+	// specification itself shows as valid (its own signing example, §8.4.1,
+	// has "description": "" and "skills": [], and the official SDK's
+	// reference agents publish such cards), and properties the card's
+	// version does not define, such as the 0.3 fields the official SDK
+	// writes beside the 1.0 ones. Rejecting them would call those agents
+	// unhealthy, so they are reported, not refused.
 	deviations []Problem
 }
 
 func (c *checker) add(path, msg string) {
 	c.problems = append(c.problems, Problem{Path: path, Message: msg})
+}
+
+func (c *checker) deviate(path, msg string) {
+	c.deviations = append(c.deviations, Problem{Path: path, Message: msg})
 }
 
 func (c *checker) wrongType(at, want string, got any) {

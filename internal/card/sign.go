@@ -22,14 +22,14 @@ var ErrNotSigned = errors.New("agent card is not signed: it has no signatures")
 var ErrNoValidSignature = errors.New("no signature of the agent card verifies with the given public keys")
 
 // Sign appends a signature to c per A2A 1.0 §8.4: a JWS whose protected
-// header carries alg, typ and kid, over the card without its signatures,
-// default values dropped and canonicalised with RFC 8785. Publish the card
-// with MarshalCard afterwards: the signature covers exactly those bytes'
-// content. keyPEM is an EC P-256, Ed25519 or RSA private key in PEM
+// header carries alg, typ and kid, over the card in enc without its
+// signatures, default values dropped and canonicalised with RFC 8785.
+// Publish the card with MarshalCard in the same encoding afterwards: the
+// signature covers exactly those bytes' content. keyPEM is an EC P-256, Ed25519 or RSA private key in PEM
 // (PKCS#8, SEC1 or PKCS#1). An empty keyID is replaced by the key's RFC 7638
 // thumbprint.
-func Sign(c *a2a.AgentCard, keyPEM []byte, keyID string) error {
-	cardJSON, err := MarshalCard(c)
+func Sign(c *a2a.AgentCard, keyPEM []byte, keyID string, enc Encoding) error {
+	cardJSON, err := MarshalCard(c, enc)
 	if err != nil {
 		return fmt.Errorf("encode agent card for signing: %w", err)
 	}
@@ -134,19 +134,34 @@ func Verify(raw []byte, publicKeysPEM [][]byte) (Verification, error) {
 	return Verification{}, fmt.Errorf("%w: %s", ErrNoValidSignature, strings.Join(failures, "; "))
 }
 
+// readSignatures reads the card's signatures from the property named
+// exactly "signatures", the one canonicalPayload leaves out, and from the
+// properties of each that the model defines.
 func readSignatures(raw []byte) ([]a2a.AgentCardSignature, error) {
 	if len(raw) > MaxCardBytes {
 		return nil, fmt.Errorf("agent card is %d bytes, more than the %d allowed", len(raw), MaxCardBytes)
 	}
-	var holder struct {
-		Signatures json.RawMessage `json:"signatures"`
+	tree, err := decodeTree(raw)
+	if err != nil {
+		return nil, fmt.Errorf("agent card %w", err)
 	}
-	if err := json.Unmarshal(raw, &holder); err != nil {
-		return nil, fmt.Errorf("agent card is not a JSON object: %w", err)
+	obj, ok := tree.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("agent card must be a JSON object, not %s", jsonType(tree))
 	}
+	list := listShape{signature}
 	var signatures []a2a.AgentCardSignature
-	if len(holder.Signatures) > 0 {
-		if err := json.Unmarshal(holder.Signatures, &signatures); err != nil {
+	if present := obj["signatures"]; present != nil {
+		c := &checker{}
+		list.check(present, "$.signatures", c)
+		if len(c.problems) > 0 {
+			return nil, fmt.Errorf("agent card $.signatures is not a list of signatures: %s", c.problems[0])
+		}
+		known, err := json.Marshal(list.known(present))
+		if err == nil {
+			err = json.Unmarshal(known, &signatures)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("agent card $.signatures is not a list of signatures: %w", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,12 +90,18 @@ func derivedCard(t testing.TB) *a2a.AgentCard {
 
 func signedJSON(t testing.TB, c *a2a.AgentCard, keys ...testKey) []byte {
 	t.Helper()
+	return signedIn(t, c, Strict10, keys...)
+}
+
+// signedIn signs c with each key and encodes it, both in enc.
+func signedIn(t testing.TB, c *a2a.AgentCard, enc Encoding, keys ...testKey) []byte {
+	t.Helper()
 	for _, k := range keys {
-		if err := Sign(c, k.privatePEM, ""); err != nil {
+		if err := Sign(c, k.privatePEM, "", enc); err != nil {
 			t.Fatalf("Sign with %s: %v", k.name, err)
 		}
 	}
-	raw, err := MarshalCard(c)
+	raw, err := MarshalCard(c, enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +157,10 @@ func TestSignAndVerifyEachKeyType(t *testing.T) {
 func TestSignUsesGivenKeyID(t *testing.T) {
 	key := newTestKey(t, "ec-pkcs8")
 	c := derivedCard(t)
-	if err := Sign(c, key.privatePEM, "card-key-2026"); err != nil {
+	if err := Sign(c, key.privatePEM, "card-key-2026", Strict10); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := MarshalCard(c)
+	raw, err := MarshalCard(c, Strict10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +357,7 @@ func TestSignRefusesBadKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Sign(derivedCard(t), tt.pem, "")
+			err := Sign(derivedCard(t), tt.pem, "", Strict10)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Sign error = %v; want one mentioning %q", err, tt.want)
 			}
@@ -358,7 +365,7 @@ func TestSignRefusesBadKeys(t *testing.T) {
 	}
 	t.Run("P-384 signs as ES384", func(t *testing.T) {
 		c := derivedCard(t)
-		if err := Sign(c, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p384DER}), ""); err != nil {
+		if err := Sign(c, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: p384DER}), "", Strict10); err != nil {
 			t.Fatal(err)
 		}
 		if alg := protectedHeader(t, c.Signatures[0])["alg"]; alg != "ES384" {
@@ -385,5 +392,68 @@ func TestVerifyRefusesBadKeys(t *testing.T) {
 				t.Errorf("Verify error = %v; want one mentioning %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestSignedCardReadsAsSigned covers properties that Go's case-insensitive
+// JSON decoding, or a second copy of a property, would read in place of the
+// signed one. Left out of the signed payload (an unknown property holding a
+// default value is dropped, as a conforming signer drops it), such a
+// property would leave the signature valid while changing what the card
+// says; each is refused, and the signature then covers everything read.
+func TestSignedCardReadsAsSigned(t *testing.T) {
+	key := newTestKey(t, "ec-pkcs8")
+	signed := string(signedJSON(t, derivedCard(t), key))
+	tests := []struct {
+		name, find, replace, path string
+	}{
+		{"protocol binding cleared", `"protocolBinding": "JSONRPC",`, `"protocolBinding": "JSONRPC", "protocolbinding": "",`,
+			"$.supportedInterfaces[0].protocolbinding"},
+		{"push notifications claimed", `"pushNotifications": false,`, `"pushNotifications": false, "PushNotifications": true,`,
+			"$.capabilities.PushNotifications"},
+		{"streaming cleared", `"streaming": true`, `"streaming": true, "STREAMING": false`, "$.capabilities.STREAMING"},
+		{"skill input modes cleared", `"inputModes": [`, `"inputmodes": [], "inputModes": [`, "$.skills[0].inputmodes"},
+		{"name given twice", `"name": "Support Desk",`, `"name": "Support Desk", "name": "Someone Else",`, "$.name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forged := strings.Replace(signed, tt.find, tt.replace, 1)
+			if forged == signed {
+				t.Fatalf("%s not found in the card: %s", tt.find, signed)
+			}
+			_, err := Parse([]byte(forged))
+			var invalid *ValidationError
+			if !errors.As(err, &invalid) || !slices.ContainsFunc(invalid.Problems, func(p Problem) bool { return p.Path == tt.path }) {
+				t.Fatalf("Parse = %v; want a problem at %s", err, tt.path)
+			}
+		})
+	}
+	t.Run("what is read is what is signed", func(t *testing.T) {
+		// Decoded from its defined properties only, a card carrying a
+		// property that differs but for case reads as the signed card.
+		var obj map[string]any
+		forged := strings.Replace(signed, `"protocolBinding": "JSONRPC",`, `"protocolBinding": "JSONRPC", "protocolbinding": "",`, 1)
+		if err := json.Unmarshal([]byte(forged), &obj); err != nil {
+			t.Fatal(err)
+		}
+		read, err := convert(card10.known(obj).(map[string]any), SpecVersion10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := read.SupportedInterfaces[0].ProtocolBinding; got != a2a.TransportProtocolJSONRPC {
+			t.Errorf("protocol binding read as %q; want the signed JSONRPC", got)
+		}
+	})
+}
+
+func TestVerifyRefusesDuplicateProperties(t *testing.T) {
+	key := newTestKey(t, "ed25519")
+	signed := string(signedJSON(t, derivedCard(t), key))
+	forged := strings.Replace(signed, `"version": "1.4.0"`, `"version": "9.9.9", "version": "1.4.0"`, 1)
+	if forged == signed {
+		t.Fatalf("version not found in the card: %s", signed)
+	}
+	if _, err := Verify([]byte(forged), [][]byte{key.publicPEM}); err == nil || !strings.Contains(err.Error(), "$.version is given twice") {
+		t.Errorf("Verify of a card with two versions = %v; want it refused, naming $.version", err)
 	}
 }

@@ -105,7 +105,7 @@ func (d *agentCardDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if warning := cardDeviationsWarning(shownURL(model.CardURL.ValueString()), parsed); warning != nil {
 		resp.Diagnostics.Append(warning)
 	}
-	if err := model.setCard(parsed.Card, parsed.SpecVersion, parsed.Raw); err != nil {
+	if err := model.setCard(parsed); err != nil {
 		resp.Diagnostics.AddError("Unreadable agent card", err.Error())
 		return
 	}
@@ -145,7 +145,7 @@ func (m *agentCardModel) derive(diags *diag.Diagnostics) []byte {
 		diags.AddAttributeError(path.Root("config"), "Cannot derive the agent card", err.Error())
 		return nil
 	}
-	raw, err := card.MarshalCard(derived)
+	raw, err := card.MarshalCard(derived, card.EncodingFor(cfg))
 	if err != nil {
 		diags.AddError("Cannot encode the derived agent card", err.Error())
 		return nil

@@ -7,6 +7,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // agentCardModel is the data source's configuration and state.
@@ -39,8 +41,14 @@ type agentCardModel struct {
 	Provider           *cardProviderModel    `tfsdk:"agent_provider"`
 	SecuritySchemes    []securitySchemeModel `tfsdk:"security_schemes"`
 	RawJSON            types.String          `tfsdk:"raw_json"`
+	Deviations         []deviationModel      `tfsdk:"deviations"`
 	SignatureVerified  types.Bool            `tfsdk:"signature_verified"`
 	SignatureKeyID     types.String          `tfsdk:"signature_key_id"`
+}
+
+type deviationModel struct {
+	Path    string `tfsdk:"path"`
+	Message string `tfsdk:"message"`
 }
 
 type retryModel struct {
@@ -104,8 +112,13 @@ type securitySchemeModel struct {
 }
 
 // setCard copies a parsed card into the computed attributes.
-func (m *agentCardModel) setCard(c *a2a.AgentCard, specVersion string, raw []byte) error {
-	m.SpecVersion = types.StringValue(specVersion)
+func (m *agentCardModel) setCard(parsed *card.Parsed) error {
+	c, raw := parsed.Card, parsed.Raw
+	m.SpecVersion = types.StringValue(parsed.SpecVersion)
+	m.Deviations = make([]deviationModel, len(parsed.Deviations))
+	for i, d := range parsed.Deviations {
+		m.Deviations[i] = deviationModel{Path: d.Path, Message: d.Message}
+	}
 	m.Name = types.StringValue(c.Name)
 	m.Description = types.StringValue(c.Description)
 	m.Version = types.StringValue(c.Version)

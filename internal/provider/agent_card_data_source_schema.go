@@ -201,6 +201,17 @@ func agentCardAttributes() map[string]schema.Attribute {
 					"`deviceCode`, `implicit` and `password`."),
 			}},
 		},
+		"deviations": schema.ListNestedAttribute{
+			MarkdownDescription: "Where the card departs from its specification version in ways that leave it usable, each " +
+				"also shown as a warning: an empty description or skills list, and each property the version does not define, " +
+				"such as the A2A 0.3 fields beside the 1.0 ones, which readers that follow the 1.0 schema strictly refuse. " +
+				"Empty for a card that follows the specification. Check it in a postcondition to refuse such cards.",
+			Computed: true,
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"path":    computedString("The JSON path of the departure, such as `$.skills` or `$.url`."),
+				"message": computedString("What departs from the specification, and what it means for clients."),
+			}},
+		},
 		"raw_json": computedString("The card as served (or, with `config`, as the agent host would serve it), for " +
 			"anything the attributes do not cover; decode with `jsondecode`."),
 		"signature_verified": schema.BoolAttribute{

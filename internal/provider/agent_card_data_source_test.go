@@ -230,6 +230,26 @@ func TestAccAgentCardDataSource_fetch(t *testing.T) {
 				"skills.0.input_modes.0", "text/plain",
 				"raw_json", card10,
 				"signature_verified", "false",
+				"deviations.#", "0",
+			),
+			wantRequests: 1,
+		},
+		{
+			// What the official SDK publishes for both versions: the 1.0
+			// card reads as ever, and each property the 1.0 schema does not
+			// define, such as the 0.3 ones beside, is a deviation at its path.
+			name: "1.0 card with properties the version does not define",
+			respond: serveJSON(strings.NewReplacer(
+				`"name": "Planner",`, `"name": "Planner", "url": "https://planner.example.com/a2a", "protocolVersion": "0.3.0",`,
+				`"tags": ["travel"],`, `"tags": ["travel"], "security": [{"bearer": []}],`,
+			).Replace(card10)),
+			check: cardCheck(
+				"spec_version", "1.0",
+				"interfaces.#", "2",
+				"deviations.#", "3",
+				"deviations.0.path", "$.protocolVersion",
+				"deviations.1.path", "$.skills[0].security",
+				"deviations.2.path", "$.url",
 			),
 			wantRequests: 1,
 		},
@@ -601,10 +621,10 @@ func signedCard10(t *testing.T, key signingKey, kid string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := card.Sign(parsed.Card, key.privatePEM, kid); err != nil {
+	if err := card.Sign(parsed.Card, key.privatePEM, kid, card.Strict10); err != nil {
 		t.Fatal(err)
 	}
-	raw, err := card.MarshalCard(parsed.Card)
+	raw, err := card.MarshalCard(parsed.Card, card.Strict10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -665,6 +685,21 @@ func TestAccAgentCardDataSource_signature(t *testing.T) {
 			keys:        []signingKey{signer},
 			keysAtApply: true,
 			check:       cardCheck("signature_verified", "true"),
+		},
+		{
+			// Go would read the second spelling in place of the signed
+			// one, which the signature does not cover as it holds a
+			// default value.
+			name:        "a property spelled the signed one's way but for case is refused",
+			served:      strings.Replace(signed, `"protocolBinding": "JSONRPC",`, `"protocolBinding": "JSONRPC", "protocolbinding": "",`, 1),
+			keys:        []signingKey{signer},
+			expectError: `(?s)supportedInterfaces\[0\]\.protocolbinding differs from the property "protocolBinding" only in case`,
+		},
+		{
+			name:        "a property given twice is refused",
+			served:      strings.Replace(signed, `"name": "Planner",`, `"name": "Impostor", "name": "Planner",`, 1),
+			keys:        []signingKey{signer},
+			expectError: `\$\.name is given twice`,
 		},
 		{
 			name:   "signature is not checked unless asked",
@@ -746,17 +781,20 @@ data "a2a_agent_card" "offline" {
 	})
 }
 
-// TestAccAgentCardDataSource_signedHostCard reads the card a running agent
-// signs, which carries the fields 0.3 clients read next to the 1.0 ones,
-// and verifies its signature; the 1.0 attributes are those of the card
-// derived offline, as for an unsigned card.
+// TestAccAgentCardDataSource_signedHostCard reads the card an agent host
+// signs, strictly 1.0 by default and, with [card] v03_fields, carrying the
+// fields 0.3 clients read next to the 1.0 ones, and verifies its signature;
+// the 1.0 attributes are those of the card derived offline, as for an
+// unsigned card, and the 0.3 fields are the card's only deviations.
 func TestAccAgentCardDataSource_signedHostCard(t *testing.T) {
 	isolateProviderState(t)
 	key := newSigningKey(t)
 	t.Setenv("SIGNED_HOST_CARD_KEY", string(key.privatePEM))
-	agentConfig := fmt.Sprintf("[agent]\nname = \"Signed Host\"\n[server]\nhttp_port = %d\n"+
-		"[card]\nsigning_key = \"${SIGNED_HOST_CARD_KEY}\"\n", freeLoopbackPort(t))
-	config := fmt.Sprintf(`
+	for _, v03Fields := range []bool{false, true} {
+		t.Run(fmt.Sprintf("v03_fields=%t", v03Fields), func(t *testing.T) {
+			agentConfig := fmt.Sprintf("[agent]\nname = \"Signed Host\"\n[server]\nhttp_port = %d\n"+
+				"[card]\nsigning_key = \"${SIGNED_HOST_CARD_KEY}\"\nv03_fields = %t\n", freeLoopbackPort(t), v03Fields)
+			config := fmt.Sprintf(`
 resource "a2a_env_allowlist" "test" {
   name      = "signed-host-card"
   variables = ["SIGNED_HOST_CARD_KEY"]
@@ -778,31 +816,42 @@ data "a2a_agent_card" "offline" {
   config = a2a_agent.test.config
 }
 `, hclString(agentConfig), key.publicPEM)
-	served := "data.a2a_agent_card.served"
-	checks := []resource.TestCheckFunc{
-		resource.TestCheckResourceAttr(served, "signature_verified", "true"),
-		resource.TestCheckResourceAttr(served, "spec_version", "1.0"),
-		resource.TestCheckResourceAttr(served, "interfaces.#", "2"),
-		resource.TestCheckResourceAttr(served, "interfaces.0.protocol_version", "1.0"),
-		resource.TestCheckResourceAttr(served, "interfaces.1.protocol_version", "0.3"),
-		resource.TestCheckResourceAttrWith(served, "raw_json", func(raw string) error {
-			var doc map[string]any
-			if err := json.Unmarshal([]byte(raw), &doc); err != nil {
-				return err
+			served := "data.a2a_agent_card.served"
+			checks := []resource.TestCheckFunc{
+				resource.TestCheckResourceAttr(served, "signature_verified", "true"),
+				resource.TestCheckResourceAttr(served, "spec_version", "1.0"),
+				resource.TestCheckResourceAttr(served, "interfaces.#", "2"),
+				resource.TestCheckResourceAttr(served, "interfaces.0.protocol_version", "1.0"),
+				resource.TestCheckResourceAttr(served, "interfaces.1.protocol_version", "0.3"),
+				resource.TestCheckResourceAttrWith(served, "raw_json", func(raw string) error {
+					var doc map[string]any
+					if err := json.Unmarshal([]byte(raw), &doc); err != nil {
+						return err
+					}
+					if doc["signatures"] == nil {
+						return fmt.Errorf("served card is not signed: %s", raw)
+					}
+					if with03 := doc["url"] != nil && doc["preferredTransport"] == "JSONRPC"; with03 != v03Fields {
+						return fmt.Errorf("served card carries the 0.3 fields: %v, want %v: %s", with03, v03Fields, raw)
+					}
+					return nil
+				}),
 			}
-			if doc["url"] == nil || doc["preferredTransport"] != "JSONRPC" || doc["signatures"] == nil {
-				return fmt.Errorf("served card lacks the signed 0.3 fields: %s", raw)
+			if v03Fields {
+				checks = append(checks, resource.TestCheckResourceAttr(served, "deviations.#", "4"),
+					resource.TestCheckResourceAttr(served, "deviations.3.path", "$.url"))
+			} else {
+				checks = append(checks, resource.TestCheckResourceAttr(served, "deviations.#", "0"))
 			}
-			return nil
-		}),
+			for _, attr := range []string{"name", "interfaces.0.url", "interfaces.1.url", "skills.#", "capabilities.streaming"} {
+				checks = append(checks, resource.TestCheckResourceAttrPair(served, attr, "data.a2a_agent_card.offline", attr))
+			}
+			unitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: config, Check: resource.ComposeAggregateTestCheckFunc(checks...)}},
+			})
+		})
 	}
-	for _, attr := range []string{"name", "interfaces.0.url", "interfaces.1.url", "skills.#", "capabilities.streaming"} {
-		checks = append(checks, resource.TestCheckResourceAttrPair(served, attr, "data.a2a_agent_card.offline", attr))
-	}
-	unitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps:                    []resource.TestStep{{Config: config, Check: resource.ComposeAggregateTestCheckFunc(checks...)}},
-	})
 }
 
 // freeLoopbackPort returns a port nothing listens on right now.

@@ -43,6 +43,7 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 	}
 	resp.Diagnostics.Append(literalSecretWarnings(cfg)...)
 	resp.Diagnostics.Append(lostLettersWarning(cfg)...)
+	resp.Diagnostics.Append(v03FieldsWarning(cfg)...)
 }
 
 // ModifyPlan checks the config against the runtime and the allowlist store

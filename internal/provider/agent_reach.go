@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -42,6 +44,23 @@ func cardDeviationsWarning(cardURL string, parsed *card.Parsed) diag.Diagnostic 
 		lines[i] = "  - " + d.String()
 	}
 	return diag.NewWarningDiagnostic("Agent card departs from A2A "+parsed.SpecVersion,
-		fmt.Sprintf("The card at %s is usable, but departs from the specification:\n%s\nClients that select agents by their "+
-			"skills or description find nothing to match; publish them in the card.", cardURL, strings.Join(lines, "\n")))
+		fmt.Sprintf("The card at %s is usable, but departs from the specification:\n%s\nClients written to the "+
+			"specification may read less of the card, or refuse it: fix these in the card the agent publishes.",
+			cardURL, strings.Join(lines, "\n")))
+}
+
+// v03FieldsWarning says what an agent's card costs when its config asks for
+// the A2A 0.3 fields beside the 1.0 ones: a choice each time it is planned,
+// since a strict 1.0 client may refuse the whole card.
+func v03FieldsWarning(cfg *agentconfig.Config) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if cfg.Card.V03Fields {
+		diags.AddAttributeWarning(path.Root("config"), "Agent card of "+cfg.ID()+" carries the A2A 0.3 fields",
+			"[card] v03_fields = true writes the fields an A2A 0.3 client reads (url, preferredTransport, protocolVersion, "+
+				"additionalInterfaces, security) beside the 1.0 ones, so that 0.3 clients can discover the agent. The A2A 1.0 "+
+				"schema forbids them: clients that read the card strictly (schema validators, ProtoJSON that refuses unknown "+
+				"fields) may refuse the whole card. Leave v03_fields out once the agent's clients speak 1.0; the agent answers "+
+				"0.3 requests either way.")
+	}
+	return diags
 }

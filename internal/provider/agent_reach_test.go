@@ -6,6 +6,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -48,5 +49,28 @@ func TestCardDeviationsWarning(t *testing.T) {
 	}
 	if w := cardDeviationsWarning("u", &card.Parsed{}); w != nil {
 		t.Errorf("warning for a card without deviations: %s", w.Detail())
+	}
+}
+
+func TestV03FieldsWarning(t *testing.T) {
+	for _, tt := range []struct {
+		config string
+		warns  bool
+	}{
+		{"[agent]\nname = \"A\"\n", false},
+		{"[agent]\nname = \"A\"\n[card]\nv03_fields = false\n", false},
+		{"[agent]\nname = \"A\"\n[card]\nv03_fields = true\n", true},
+	} {
+		cfg, err := agentconfig.Parse([]byte(tt.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		diags := v03FieldsWarning(cfg)
+		if warns := diags.WarningsCount() == 1; warns != tt.warns || len(diags) > 1 {
+			t.Errorf("%q: warnings %v; want a warning: %v", tt.config, diags, tt.warns)
+		}
+		if tt.warns && !strings.Contains(diags[0].Detail(), "may refuse the whole card") {
+			t.Errorf("the warning does not say what the fields cost: %q", diags[0].Detail())
+		}
 	}
 }
