@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
@@ -43,13 +42,14 @@ func (s Store) Put(id string, values map[string]string) error {
 	return s.dir.WriteFile(s.rel(id), data)
 }
 
-// Path returns the file of the agent, and whether it has one.
+// Path returns the file of the agent, and whether it has one: a file of
+// the user's own, not a link, as the state dir checks every file.
 func (s Store) Path(id string) (string, bool, error) {
 	if !valid(id) {
 		return "", false, nil
 	}
 	p := s.dir.Join(s.rel(id))
-	_, err := os.Stat(p)
+	_, err := s.dir.Stat(s.rel(id))
 	switch {
 	case err == nil:
 		return p, true, nil

@@ -48,9 +48,10 @@ type Dir struct {
 }
 
 // Open opens the state dir, creating it 0700 if it does not exist. An
-// existing directory is never changed: one that others may reach is
-// refused, since the state dir holds agent configs, and its owner decides
-// whether to tighten it or to choose another.
+// existing directory is never changed: one that others may reach, or that
+// is not the user's own, is refused, since the state dir holds agent
+// configs and records the provider trusts, and its owner decides whether to
+// tighten it or to choose another.
 func Open(path string) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("state dir path is empty; set state_dir in the provider block or " + EnvVar)
@@ -86,16 +87,23 @@ func create(path string) error {
 	return nil
 }
 
-// checkPrivate refuses a state dir that is not a directory, or that users
-// other than its owner may read or enter: its mode lets them, and no
-// directory above it keeps them out.
+// checkPrivate refuses a state dir that is not a directory, that is not
+// the user's own, or that users other than its owner may read or enter:
+// its mode lets them, and no directory above it keeps them out.
 func checkPrivate(path string) error {
+	link, err := os.Lstat(path)
+	if err != nil {
+		return fmt.Errorf("state dir %s: %w", path, err)
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("state dir %s: %w", path, err)
 	}
 	if !info.IsDir() {
 		return fmt.Errorf("state dir %s is not a directory; point state_dir elsewhere", path)
+	}
+	if err := checkRootOwner(path, link, info); err != nil {
+		return err
 	}
 	mode := info.Mode().Perm()
 	if mode&0o077 == 0 {
@@ -137,13 +145,11 @@ func fencedAbove(path string) (bool, error) {
 // Path returns the absolute path of the state dir.
 func (d *Dir) Path() string { return d.path }
 
-// MkdirAll creates the subdirectory rel, 0700, for files written other
-// than by WriteFile (such as logs appended to by agents).
+// MkdirAll creates the subdirectory rel, 0700, and the directories above
+// it, or checks them where they exist.
 func (d *Dir) MkdirAll(rel string) error {
-	if err := os.MkdirAll(d.Join(rel), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", d.Join(rel), err)
-	}
-	return nil
+	_, err := d.checkedDir(rel, true)
+	return err
 }
 
 // Join returns the absolute path of rel inside the state dir.
@@ -153,7 +159,8 @@ func (d *Dir) Join(rel ...string) string {
 
 // WriteFile replaces rel with data atomically: readers see the old file or
 // the new one, never a part, and a crash leaves no partial file behind.
-// Files are 0600 and parent directories 0700.
+// Files are 0600 and parent directories 0700; the file replaced, whatever
+// it was, is not followed or written to.
 func (d *Dir) WriteFile(rel string, data []byte) error {
 	return d.write(rel, data, true)
 }
@@ -167,10 +174,13 @@ func (d *Dir) WriteFileUnsynced(rel string, data []byte) error {
 }
 
 func (d *Dir) write(rel string, data []byte, durable bool) error {
+	if !filepath.IsLocal(rel) {
+		return fmt.Errorf("write: %s %w", rel, errNotLocal)
+	}
 	path := d.Join(rel)
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	dir, err := d.checkedDir(filepath.Dir(rel), true)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -212,15 +222,14 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// ReadFile reads rel; a missing file is an error satisfying
-// errors.Is(err, fs.ErrNotExist).
-func (d *Dir) ReadFile(rel string) ([]byte, error) {
-	return os.ReadFile(d.Join(rel))
-}
-
-// Remove deletes rel; a missing file is success.
+// Remove deletes rel (a link itself, not what it names); a missing file is
+// success.
 func (d *Dir) Remove(rel string) error {
-	if err := os.Remove(d.Join(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	_, err := d.checkedDir(filepath.Dir(rel), false)
+	if err == nil {
+		err = os.Remove(d.Join(rel))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", d.Join(rel), err)
 	}
 	return nil
@@ -229,7 +238,14 @@ func (d *Dir) Remove(rel string) error {
 // Names lists, sorted, the files of subdir rel ending in suffix, with the
 // suffix cut off. A missing subdir has no names.
 func (d *Dir) Names(rel, suffix string) ([]string, error) {
-	entries, err := os.ReadDir(d.Join(rel))
+	dir, err := d.checkedDir(rel, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -96,7 +96,7 @@ func (d *Dir) lock(ctx context.Context, rel string) (func(), error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("wait for state dir lock %s: %w", d.Join(rel), ctx.Err())
 	}
-	fl, err := lockFile(ctx, d.Join(rel))
+	fl, err := d.lockFile(ctx, d.Join(rel))
 	if err != nil {
 		<-mutex
 		return nil, err
@@ -109,20 +109,25 @@ func (d *Dir) lock(ctx context.Context, rel string) (func(), error) {
 
 // lockFile locks the file at path, waiting until ctx ends. A lock on a
 // file that was removed or replaced meanwhile (see KeyLock.Remove) excludes
-// no one, so it is let go and the file now at path locked instead.
-func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
+// no one, so it is let go and the file now at path locked instead. Like
+// every file of the state dir, the lock file is opened without following a
+// link, and must be the user's own regular file.
+func (d *Dir) lockFile(ctx context.Context, path string) (*flock.Flock, error) {
 	for {
 		// A fresh flock per attempt: one flock.Flock is a single open file,
 		// and locks on it do not exclude each other.
-		fl := flock.New(path, flock.SetPermissions(0o600))
+		fl := flock.New(path, flock.SetPermissions(0o600), flock.SetFlag(os.O_CREATE|os.O_RDONLY|noFollow))
 		ok, err := fl.TryLockContext(ctx, lockRetry)
 		if err == nil && !ok {
 			err = ctx.Err()
 		}
+		if isLink(err) {
+			return nil, d.linkError(path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("wait for state dir lock %s (another terraform run may hold it): %w", path, err)
 		}
-		current, err := lockIsCurrent(fl, path)
+		current, err := d.lockIsCurrent(fl, path)
 		if current {
 			return fl, nil
 		}
@@ -133,13 +138,17 @@ func lockFile(ctx context.Context, path string) (*flock.Flock, error) {
 	}
 }
 
-// lockIsCurrent reports whether path still names the file fl has locked.
-func lockIsCurrent(fl *flock.Flock, path string) (bool, error) {
+// lockIsCurrent reports whether path still names the file fl has locked,
+// which must be the user's own.
+func (d *Dir) lockIsCurrent(fl *flock.Flock, path string) (bool, error) {
 	locked, err := fl.Stat()
 	if err != nil {
 		return false, fmt.Errorf("state dir lock %s: %w", path, err)
 	}
-	named, err := os.Stat(path)
+	if err := d.checkEntry(path, locked, false); err != nil {
+		return false, err
+	}
+	named, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
