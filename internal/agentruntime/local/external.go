@@ -85,7 +85,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	// The agent must outlive ctx and this process: nothing may cancel it.
 	ctx = context.WithoutCancel(ctx)
 	if !rec.External {
-		args := []string{"run", "--config", rec.ConfigPath, "--port", strconv.Itoa(rec.Port)}
+		args := []string{"run", "--config", r.dir.Join(configFile(rec.ID)), "--port", strconv.Itoa(rec.Port)}
 		if hasSecrets {
 			// The host reads them itself, so they stay out of its environment.
 			args = append(args, secretfile.Flag, secretPath)

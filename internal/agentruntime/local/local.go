@@ -194,8 +194,6 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec.ConfigSHA256 = cfg.SHA256()
 	rec.InjectedEnv = p.InjectedEnv
 	rec.EnvAllowlist = allowlist
-	rec.ConfigPath = r.dir.Join(configFile(id))
-	rec.LogPath = r.dir.Join(logFile(id))
 	// The values before the record that will use them: a record is never
 	// left describing an agent whose values are missing.
 	if err := r.secrets.Put(id, spec.Secrets); err != nil {
@@ -254,14 +252,14 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	if err := r.checkPortFree(ctx, rec); err != nil {
 		return nil, nil, err
 	}
-	logf, err := os.OpenFile(rec.LogPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := r.dir.AppendFile(logFile(id))
 	if err != nil {
 		return nil, nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "open log")
 	}
 	defer func() { _ = logf.Close() }() // the child holds its own descriptor
 	cmd, err := r.agentCommand(ctx, rec, raw)
 	if err != nil {
-		appendLog(rec.LogPath, "cannot start the agent: %v", err)
+		r.appendLog(id, "cannot start the agent: %v", err)
 		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "")
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -278,7 +276,7 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	}
 	crashpoint.Hit("local-start-intended")
 	if err := cmd.Start(); err != nil {
-		appendLog(rec.LogPath, "cannot run %s: %v", cmd.Path, err)
+		r.appendLog(id, "cannot run %s: %v", cmd.Path, err)
 		r.abandonSpawn(op, rec)
 		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", cmd.Path)
 	}
@@ -333,7 +331,7 @@ func (r *Runtime) watchStartup(ctx context.Context, rec *record, exited <-chan s
 		select {
 		case <-exited:
 			return agentruntime.Errorf(agentruntime.KindSpawnFailure, "start", rec.ID, nil,
-				"the agent exited right after starting; its output is in %s", rec.LogPath)
+				"the agent exited right after starting; its output is in %s", r.dir.Join(logFile(rec.ID)))
 		case <-window.C:
 			return nil
 		case <-ctx.Done():
@@ -356,7 +354,7 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 	pid, start := rec.PID, rec.StartTime
 	var cutShort error
 	if rec.running() {
-		if cutShort = r.terminate(ctx, op, id, rec.LogPath, pid, start); cutShort != nil && !isCutShort(cutShort) {
+		if cutShort = r.terminate(ctx, op, id, pid, start); cutShort != nil && !isCutShort(cutShort) {
 			return cutShort
 		}
 	}
@@ -389,12 +387,12 @@ func isCutShort(err error) bool { return errors.Is(err, errCutShort) }
 // then SIGKILL once the grace period or ctx ends, whichever comes first,
 // since the caller's deadline wins over the grace period. A grace period
 // cut short is reported, after the kill, as an error wrapping errCutShort.
-func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int, start uint64) error {
+func (r *Runtime) terminate(ctx context.Context, op, id string, pid int, start uint64) error {
 	left := "no"
 	if deadline, ok := ctx.Deadline(); ok {
 		left = time.Until(deadline).Round(time.Millisecond).String()
 	}
-	appendLog(logPath, "stopping agent (pid %d)", pid)
+	r.appendLog(id, "stopping agent (pid %d)", pid)
 	if err := signalGroup(pid, start, syscall.SIGTERM); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "signal pid %d", pid)
 	}
@@ -406,13 +404,13 @@ func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int
 	}
 	var cutShort error
 	if ctx.Err() != nil {
-		appendLog(logPath, "agent (pid %d) did not stop before the operation's timeout; killing it", pid)
+		r.appendLog(id, "agent (pid %d) did not stop before the operation's timeout; killing it", pid)
 		cutShort = agentruntime.Errorf(agentruntime.KindBackend, op, id, fmt.Errorf("%w: %w", errCutShort, ctx.Err()),
 			"the operation's timeout (%s left when the stop began) ended before the stop grace period (%s) did, so the agent (pid %d) was killed; "+
 				"set the resource's timeouts (delete, and update for restarts) above the local block's stop_grace_period",
 			left, r.grace, pid)
 	} else {
-		appendLog(logPath, "agent (pid %d) did not stop within %s; killing it", pid, r.grace)
+		r.appendLog(id, "agent (pid %d) did not stop within %s; killing it", pid, r.grace)
 	}
 	if err := signalGroup(pid, start, syscall.SIGKILL); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "kill pid %d", pid)
@@ -425,10 +423,9 @@ func (r *Runtime) terminate(ctx context.Context, op, id, logPath string, pid int
 
 // stopStrays stops every process of agent id the process table shows.
 func (r *Runtime) stopStrays(ctx context.Context, op, id string) error {
-	logPath := r.dir.Join(logFile(id))
 	for _, p := range r.processesOf(id) {
-		appendLog(logPath, "stopping agent process (pid %d) that no process file names", p.PID)
-		if err := r.terminate(ctx, op, id, logPath, p.PID, p.StartTime); err != nil && !isCutShort(err) {
+		r.appendLog(id, "stopping agent process (pid %d) that no process file names", p.PID)
+		if err := r.terminate(ctx, op, id, p.PID, p.StartTime); err != nil && !isCutShort(err) {
 			return err
 		}
 	}
@@ -479,10 +476,10 @@ func (r *Runtime) waitExit(ctx context.Context, pid int, start uint64, limit tim
 	return true
 }
 
-// appendLog adds a runtime line to the agent's log, best effort: the log is
+// appendLog adds a runtime line to agent id's log, best effort: the log is
 // for the operator and a failure to write it must not fail the operation.
-func appendLog(path, format string, args ...any) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+func (r *Runtime) appendLog(id, format string, args ...any) {
+	f, err := r.dir.AppendFile(logFile(id))
 	if err != nil {
 		return
 	}
@@ -643,7 +640,7 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
-	lines, err := tailLines(ctx, rec.LogPath, tail)
+	lines, err := tailLines(ctx, r.dir, logFile(rec.ID), tail)
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, "logs", id, err, "")
 	}

@@ -7,18 +7,18 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
-// tailLines returns the last n lines of the file at path (all when n <= 0),
-// each cut to agentruntime.LogLineMax. It reads no more than
+// tailLines returns the last n lines of the file rel of dir (all when
+// n <= 0), each cut to agentruntime.LogLineMax. It reads no more than
 // agentruntime.LogBudget(n) bytes from the end, so a huge log, or one
 // without line breaks, costs only what is asked for. A missing file has no
 // lines.
-func tailLines(ctx context.Context, path string, n int) ([]string, error) {
-	f, err := os.Open(path)
+func tailLines(ctx context.Context, dir *statedir.Dir, rel string, n int) ([]string, error) {
+	f, err := dir.OpenFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

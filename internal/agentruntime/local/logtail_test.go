@@ -5,20 +5,20 @@ package local
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 func TestTailLines(t *testing.T) {
-	dir := t.TempDir()
+	dir := statedirtest.Open(t, t.TempDir())
 	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		if err := os.WriteFile(dir.Join(name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		return p
+		return name
 	}
 	// A log far larger than one read chunk, so the tail comes from its end
 	// and the first line read is cut.
@@ -34,7 +34,7 @@ func TestTailLines(t *testing.T) {
 		n    int
 		want []string
 	}{
-		{"missing file", filepath.Join(dir, "absent.log"), 5, nil},
+		{"missing file", "absent.log", 5, nil},
 		{"empty file", write("empty.log", ""), 5, nil},
 		{"fewer lines than asked", write("short.log", "a\nb\n"), 5, []string{"a", "b"}},
 		{"all lines", write("all.log", "a\nb\nc\n"), 0, []string{"a", "b", "c"}},
@@ -49,7 +49,7 @@ func TestTailLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tailLines(t.Context(), tt.path, tt.n)
+			got, err := tailLines(t.Context(), dir, tt.path, tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestTailLines(t *testing.T) {
 			}
 		})
 	}
-	all, err := tailLines(t.Context(), bigFile, 0)
+	all, err := tailLines(t.Context(), dir, bigFile, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

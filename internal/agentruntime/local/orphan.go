@@ -40,11 +40,10 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
 		!slices.ContainsFunc(orphans, func(p Process) bool { return p.PID == recorded.PID }) {
 		orphans = append(orphans, Process{PID: recorded.PID, StartTime: recorded.StartTime})
 	}
-	logPath := r.dir.Join(logFile(id))
 	for _, orphan := range orphans {
-		appendLog(logPath, "agent process (pid %d) runs with no usable record (was %s removed or damaged?); stopping it before creating the agent again",
+		r.appendLog(id, "agent process (pid %d) runs with no usable record (was %s removed or damaged?); stopping it before creating the agent again",
 			orphan.PID, r.dir.Join(recordFile(id)))
-		if err := r.terminate(ctx, op, id, logPath, orphan.PID, orphan.StartTime); err != nil {
+		if err := r.terminate(ctx, op, id, orphan.PID, orphan.StartTime); err != nil {
 			return err
 		}
 	}

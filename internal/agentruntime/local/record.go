@@ -47,8 +47,9 @@ type record struct {
 	InjectedEnv   []string `json:"injected_env"`
 	// EnvAllowlist names the allowlist the agent was provisioned with.
 	EnvAllowlist string `json:"env_allowlist,omitempty"`
-	ConfigPath   string `json:"config_path"`
-	LogPath      string `json:"log_path"`
+	// Where its config and log are follows from its id alone (configFile,
+	// logFile): records written before kept the paths as config_path and
+	// log_path, which are read past, never followed.
 	// External marks an agent run from its config's runtime.command
 	// rather than the built-in host; it serves its card at CardPaths and
 	// runs in WorkingDir.
