@@ -2,8 +2,10 @@ package agenthost
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +37,9 @@ func (rpcMethodRecorder) Before(ctx context.Context, callCtx *a2asrv.CallContext
 
 // logRequests writes one line per request: method, path, A2A method when
 // known, status and duration. Never headers, query strings or bodies, which
-// may carry tokens and user data.
+// may carry tokens and user data. What the client chose (method, path) is
+// escaped, so that the line holds nothing a shell or a log reader would act
+// on.
 func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -47,13 +51,30 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 			rpc = *m
 		}
 		logger.Info("request",
-			"method", r.Method,
-			"path", r.URL.Path,
-			"rpc", rpc,
+			"method", escapeForLog(r.Method),
+			"path", escapeForLog(r.URL.Path),
+			"rpc", escapeForLog(rpc),
 			"status", sw.status(),
 			"duration", time.Since(start).Round(time.Microsecond),
 		)
 	})
+}
+
+// escapeForLog percent-encodes every byte of s but letters, digits and
+// "-._~/:@+,", and so every quote, space, control character, shell
+// metacharacter and '%' itself: the result reads as the path it was, and
+// decodes back to it unambiguously.
+func escapeForLog(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/:@+,", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 // statusWriter remembers the status code. It keeps http.Flusher, which
