@@ -77,7 +77,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 		agentconfig.HostVar:          rec.Host,
 		agentconfig.AdvertisedURLVar: rec.Endpoint,
 	}
-	env := append(childEnv(rec.Host, rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256)...)
+	env := append(childEnv(rec.Host, rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256, rec.External)...)
 	secretPath, hasSecrets, err := r.secrets.Path(rec.ID)
 	if err != nil {
 		return nil, fmt.Errorf("find the write-only values: %w", err)

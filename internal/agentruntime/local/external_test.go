@@ -88,6 +88,13 @@ func TestExternalAgentEnvironment(t *testing.T) {
 			t.Errorf("agent environment lacks %s", want)
 		}
 	}
+	// Nothing tells it where the state dir is, which it has no use for.
+	if strings.Contains(string(env), rt.dir.Path()) || strings.Contains(string(env), envStateDir+"=") {
+		t.Errorf("agent environment names the state dir %s", rt.dir.Path())
+	}
+	if !strings.Contains(string(env), envStateDirDigest+"="+pathDigest(rt.dir.Path())+"\x00") {
+		t.Errorf("agent environment lacks the digest of its state dir's path")
+	}
 	cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pidOf(t, a)))
 	if err != nil || cwd != work {
 		t.Errorf("agent working directory %q (%v), want %s", cwd, err, work)
@@ -95,6 +102,9 @@ func TestExternalAgentEnvironment(t *testing.T) {
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pidOf(t, a)))
 	if err != nil || !strings.Contains(string(cmdline), fmt.Sprintf("./report.sh; echo %d\x00", a.Port)) {
 		t.Errorf("agent command line %q (%v) lacks the filled-in --exec argument", cmdline, err)
+	}
+	if strings.Contains(string(cmdline), rt.dir.Path()) {
+		t.Errorf("agent command line %q names the state dir", cmdline)
 	}
 }
 

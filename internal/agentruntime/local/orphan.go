@@ -57,23 +57,23 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
 // lostAgents returns the agents (of agent id, or of every id when id is
 // empty) that run for a state dir that is gone: the directory they carry
 // no longer exists, or holds another state dir now. They are found in the
-// process table, where every agent carries its state dir and its id.
+// process table, where every agent carries its state dir (a brought
+// program the path's digest) and its id.
 func (r *Runtime) lostAgents(id string) []agentruntime.Unmanaged {
 	var out []agentruntime.Unmanaged
+	here := pathDigest(r.dir.Path())
 	for _, p := range ScanProcesses() {
 		if (id != "" && p.AgentID != id) || p.StateDirID == r.dirID {
 			continue
 		}
 		var why string
-		switch current, err := readStateDirID(p.StateDir); {
-		case p.StateDir == r.dir.Path():
-			why = "was started for the state dir that was at " + p.StateDir + " before this one was made there (the old one was moved or deleted)"
-		case errors.Is(err, fs.ErrNotExist):
-			why = "was started for state dir " + p.StateDir + ", which no longer exists (it was moved or deleted)"
-		case err == nil && current != p.StateDirID:
-			why = "was started for the state dir that was at " + p.StateDir + " before another was made there (the old one was moved or deleted)"
+		switch {
+		case p.StateDir == r.dir.Path() || p.StateDirDigest == here:
+			why = "was started for the state dir that was at " + r.dir.Path() + " before this one was made there (the old one was moved or deleted)"
 		default:
-			continue // its state dir is there and manages it
+			if why = lostElsewhere(p); why == "" {
+				continue // its state dir is there and manages it, or is not known
+			}
 		}
 		out = append(out, agentruntime.Unmanaged{ID: p.AgentID, Instance: strconv.Itoa(p.PID), Why: "agent " + strconv.Quote(p.AgentID) +
 			" (pid " + strconv.Itoa(p.PID) + ") still runs and " + why + ": if that state dir was moved, set state_dir in the provider " +
@@ -81,6 +81,24 @@ func (r *Runtime) lostAgents(id string) []agentruntime.Unmanaged {
 			strconv.Itoa(p.PID) + "` and apply again"})
 	}
 	return out
+}
+
+// lostElsewhere says why p, an agent of a state dir at another path, is
+// lost: that directory no longer exists, or holds another state dir now.
+// It says nothing for an agent whose state dir is there and manages it, or
+// for a brought program, whose state dir's path is not known here: only a
+// state dir made later at that path tells it is lost.
+func lostElsewhere(p Process) string {
+	if p.StateDir == "" {
+		return ""
+	}
+	switch current, err := readStateDirID(p.StateDir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return "was started for state dir " + p.StateDir + ", which no longer exists (it was moved or deleted)"
+	case err == nil && current != p.StateDirID:
+		return "was started for the state dir that was at " + p.StateDir + " before another was made there (the old one was moved or deleted)"
+	}
+	return ""
 }
 
 // readStateDirID reads the id of the state dir at path without opening it.

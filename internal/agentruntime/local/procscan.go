@@ -4,6 +4,8 @@ package local
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"strconv"
 	"syscall"
@@ -11,33 +13,48 @@ import (
 
 // Every agent process carries its identity in its environment, so that the
 // process table alone tells which agent of which state dir it is: a lost
-// record, process file or even state dir cannot hide it.
+// record, process file or even state dir cannot hide it. Where the state
+// dir is, the built-in host is told (its flags name its config and
+// write-only values in the state dir anyway); a program the operator
+// brings has no use for it and gets the path's digest instead, enough to
+// tell a state dir made later at that path that the agent was its
+// predecessor's.
 const (
-	envStateDir   = "A2A_AGENT_STATE_DIR"
-	envStateDirID = "A2A_AGENT_STATE_DIR_ID"
-	envAgentID    = "A2A_AGENT_ID"
-	envConfigSHA  = "A2A_AGENT_CONFIG_SHA256"
+	envStateDir       = "A2A_AGENT_STATE_DIR"
+	envStateDirDigest = "A2A_AGENT_STATE_DIR_SHA256"
+	envStateDirID     = "A2A_AGENT_STATE_DIR_ID"
+	envAgentID        = "A2A_AGENT_ID"
+	envConfigSHA      = "A2A_AGENT_CONFIG_SHA256"
 )
 
 // Process is an agent process found in the process table, by the identity
 // it carries.
 type Process struct {
-	PID        int
-	StartTime  uint64
-	StateDir   string
-	StateDirID string
-	AgentID    string
-	ConfigSHA  string
+	PID       int
+	StartTime uint64
+	// StateDir is the built-in host's state dir; StateDirDigest that of a
+	// brought program, which is not told the path.
+	StateDir       string
+	StateDirDigest string
+	StateDirID     string
+	AgentID        string
+	ConfigSHA      string
 }
 
-// identityEnv is the identity an agent process of this runtime carries.
-func (r *Runtime) identityEnv(id, configSHA string) []string {
-	return []string{
-		envStateDir + "=" + r.dir.Path(),
-		envStateDirID + "=" + r.dirID,
-		envAgentID + "=" + id,
-		envConfigSHA + "=" + configSHA,
+// identityEnv is the identity an agent process of this runtime carries;
+// brought marks a program the operator brings.
+func (r *Runtime) identityEnv(id, configSHA string, brought bool) []string {
+	where := envStateDir + "=" + r.dir.Path()
+	if brought {
+		where = envStateDirDigest + "=" + pathDigest(r.dir.Path())
 	}
+	return []string{where, envStateDirID + "=" + r.dirID, envAgentID + "=" + id, envConfigSHA + "=" + configSHA}
+}
+
+// pathDigest is the SHA-256 (hex) of a state dir's path.
+func pathDigest(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return hex.EncodeToString(sum[:])
 }
 
 // ScanProcesses lists the live agent processes of this user, of any state
@@ -89,6 +106,8 @@ func readAgentProc(pid int) (Process, bool) {
 		switch string(k) {
 		case envStateDir:
 			p.StateDir = string(v)
+		case envStateDirDigest:
+			p.StateDirDigest = string(v)
 		case envStateDirID:
 			p.StateDirID = string(v)
 		case envAgentID:
