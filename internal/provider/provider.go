@@ -74,7 +74,10 @@ func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 func localBlock() schema.Block {
 	return schema.SingleNestedBlock{
 		MarkdownDescription: "Runs each agent as a detached operating-system process, supervised through the state directory. " +
-			"This is the adapter used when the provider block has neither `local` nor `container`.",
+			"This is the adapter used when the provider block has no adapter block. It is for your own agents: every agent runs " +
+			"as the user running Terraform and can read what that user can, the other agents' values in the state directory " +
+			"and the whole environment of a running `terraform` (`/proc/<pid>/environ`) included, whatever its allowlist says. " +
+			"Run agents you do not trust with `container` or `kubernetes`.",
 		Attributes: map[string]schema.Attribute{
 			"executable": schema.StringAttribute{
 				Optional: true,
