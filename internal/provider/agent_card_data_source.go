@@ -21,14 +21,26 @@ import (
 var (
 	_ datasource.DataSourceWithConfigValidators = (*agentCardDataSource)(nil)
 	_ datasource.DataSourceWithValidateConfig   = (*agentCardDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*agentCardDataSource)(nil)
 )
 
 // NewAgentCardDataSource returns the a2a_agent_card data source.
 func NewAgentCardDataSource() datasource.DataSource { return &agentCardDataSource{} }
 
 // agentCardDataSource reads an Agent Card from a live agent or derives it
-// from a config. It needs no runtime, so it works without provider data.
-type agentCardDataSource struct{}
+// from a config. It needs no runtime; of the provider block it heeds only
+// card_header_env_allowlist.
+type agentCardDataSource struct {
+	headerEnv headerEnvAllowlist
+}
+
+func (d *agentCardDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	deps, diags := depsFrom(req.ProviderData)
+	resp.Diagnostics.Append(diags...)
+	if deps != nil {
+		d.headerEnv = deps.cardHeaderEnv
+	}
+}
 
 func (d *agentCardDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_agent_card"
@@ -91,7 +103,7 @@ func (d *agentCardDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if !model.Config.IsNull() {
 		raw = model.derive(&resp.Diagnostics)
 	} else {
-		raw = model.fetch(ctx, &resp.Diagnostics)
+		raw = model.fetch(ctx, d.headerEnv, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -155,8 +167,9 @@ func (m *agentCardModel) derive(diags *diag.Diagnostics) []byte {
 	return raw
 }
 
-// fetch gets the card from the agent named by url.
-func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []byte {
+// fetch gets the card from the agent named by url, sending it the headers
+// from the environment that allowed lets go there.
+func (m *agentCardModel) fetch(ctx context.Context, allowed headerEnvAllowlist, diags *diag.Diagnostics) []byte {
 	if problem := webURLProblem(m.URL.ValueString()); problem != "" {
 		diags.AddAttributeError(path.Root("url"), "Invalid URL", problem)
 		return nil
@@ -186,7 +199,7 @@ func (m *agentCardModel) fetch(ctx context.Context, diags *diag.Diagnostics) []b
 		f.minDelay = millisOr(r.MinDelayMS, f.minDelay)
 		f.maxDelay = max(millisOr(r.MaxDelayMS, f.maxDelay), f.minDelay)
 	}
-	f.headers = m.requestHeaders(ctx, diags)
+	f.headers = m.requestHeaders(ctx, allowed, cardURL, diags)
 	if diags.HasError() {
 		return nil
 	}

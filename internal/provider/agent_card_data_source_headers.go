@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"sort"
 
@@ -13,9 +14,11 @@ import (
 )
 
 // requestHeaders merges the literal headers with those read from the
-// provider's environment. Values read from the environment exist only here
-// and in the request: the model, and so state, keeps the variable names.
-func (m *agentCardModel) requestHeaders(ctx context.Context, diags *diag.Diagnostics) map[string]string {
+// provider's environment, for a request to target; a variable allowed does
+// not let go there is not read. Values read from the environment exist only
+// here and in the request: the model, and so state, keeps the variable
+// names.
+func (m *agentCardModel) requestHeaders(ctx context.Context, allowed headerEnvAllowlist, target *url.URL, diags *diag.Diagnostics) map[string]string {
 	headers := map[string]string{}
 	if !m.RequestHeaders.IsNull() {
 		diags.Append(m.RequestHeaders.ElementsAs(ctx, &headers, false)...)
@@ -34,6 +37,9 @@ func (m *agentCardModel) requestHeaders(ctx context.Context, diags *diag.Diagnos
 	sort.Strings(names)
 	for _, header := range names {
 		variable := fromEnv[header]
+		if !allowed.permits(diags, header, variable, target) {
+			continue
+		}
 		value, ok := os.LookupEnv(variable)
 		if !ok {
 			diags.AddAttributeError(path.Root("request_headers_from_env").AtMapKey(header), "Environment variable not set",

@@ -102,7 +102,12 @@ func agentCardAttributes() map[string]schema.Attribute {
 				"environment when it fetches the card: header name → environment variable name, such as " +
 				"`{ Authorization = \"AGENT_CARD_AUTHORIZATION\" }`. Only the variable names are stored in state; the " +
 				"values never reach state, plans or logs. A variable that is not set fails the read, naming it. A header " +
-				"may not be named in both this and `request_headers`. Only with `url`.",
+				"may not be named in both this and `request_headers`. Only with `url`.\n\n" +
+				"**Any variable** of the environment Terraform runs in can be named, and its value goes to whatever `url` " +
+				"says: a data source in a module can send your cloud credentials or `TF_VAR_...` values to a server of its " +
+				"choosing, with nothing in the plan showing a value. Review the modules you use, and set " +
+				"`card_header_env_allowlist` in the provider block to name the variables that may be sent, and to which " +
+				"origins. A redirect to another origin drops the header.",
 			ElementType: types.StringType,
 			Optional:    true,
 			Validators:  []validator.Map{mapvalidator.ValueStringsAre(envNameValidator())},

@@ -62,6 +62,7 @@ func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 				Validators: []validator.String{notEmptyValidator("the default state directory ($" + statedir.EnvVar +
 					", else $XDG_STATE_HOME/terraform-provider-a2a, else ~/.local/state/terraform-provider-a2a)")},
 			},
+			"card_header_env_allowlist": cardHeaderEnvAllowlistAttribute(),
 		},
 		Blocks: map[string]schema.Block{
 			"local":      localBlock(),
@@ -340,6 +341,7 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		return
 	}
 	resp.Diagnostics.Append(recoverAgents(ctx, deps.runtime)...)
+	deps.cardHeaderEnv = s.cardHeaderEnv
 	resp.ResourceData = deps
 	resp.DataSourceData = deps
 }

@@ -17,11 +17,14 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
-// runtimeDeps is what Configure hands to resources: the runtime the provider
-// block selected and the allowlist store of the state dir.
+// runtimeDeps is what Configure hands to resources and data sources: the
+// runtime the provider block selected, the allowlist store of the state dir
+// and what the provider block restricts.
 type runtimeDeps struct {
 	runtime    agentruntime.Runtime
 	allowlists agentruntime.AllowlistStore
+	// cardHeaderEnv is the provider block's card_header_env_allowlist.
+	cardHeaderEnv headerEnvAllowlist
 	// open reaches agents that another provider block started; nil when
 	// only runtime can be reached.
 	open openFunc

@@ -34,6 +34,8 @@ type providerModel struct {
 	Local      *localModel      `tfsdk:"local"`
 	Container  *containerModel  `tfsdk:"container"`
 	Kubernetes *kubernetesModel `tfsdk:"kubernetes"`
+
+	CardHeaderEnvAllowlist types.Map `tfsdk:"card_header_env_allowlist"`
 }
 
 type kubernetesModel struct {
@@ -95,6 +97,10 @@ type settings struct {
 	local      local.Options
 	container  *container.Options // nil selects the local adapter, unless kubernetes is set
 	kubernetes *kube.Options      // nil selects the local adapter, unless container is set
+
+	// cardHeaderEnv restricts what a2a_agent_card reads from the
+	// environment for its request headers.
+	cardHeaderEnv headerEnvAllowlist
 }
 
 // resolve reads the provider block. Every value must be known: the runtime
@@ -114,6 +120,7 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 		}
 		s.stateDir = dir
 	}
+	s.cardHeaderEnv = resolveHeaderEnvAllowlist(&diags, m.CardHeaderEnvAllowlist)
 	if m.Local != nil {
 		block := path.Root("local")
 		if !unknown(block.AtName("executable"), m.Local.Executable) {
