@@ -91,18 +91,8 @@ func create(path string) error {
 // the user's own, or that users other than its owner may read or enter:
 // its mode lets them, and no directory above it keeps them out.
 func checkPrivate(path string) error {
-	link, err := os.Lstat(path)
+	info, err := ownDir(path)
 	if err != nil {
-		return fmt.Errorf("state dir %s: %w", path, err)
-	}
-	info, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("state dir %s: %w", path, err)
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("state dir %s is not a directory; point state_dir elsewhere", path)
-	}
-	if err := checkRootOwner(path, link, info); err != nil {
 		return err
 	}
 	mode := info.Mode().Perm()

@@ -37,21 +37,33 @@ func describeUser(uid int) string {
 	return "uid " + strconv.Itoa(uid)
 }
 
-// checkRootOwner refuses a state dir of another user, or one reached
-// through a link another user could point elsewhere. link is path's
-// Lstat, info its Stat.
-func checkRootOwner(path string, link, info fs.FileInfo) error {
+// ownDir describes the state dir at path, which must be a directory of the
+// user's own, reached through no link another user could point elsewhere.
+func ownDir(path string) (fs.FileInfo, error) {
+	link, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("state dir %s: %w", path, err)
+	}
+	info := link
+	if link.Mode()&fs.ModeSymlink != 0 {
+		if info, err = os.Stat(path); err != nil {
+			return nil, fmt.Errorf("state dir %s: %w", path, err)
+		}
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("state dir %s is not a directory; point state_dir elsewhere", path)
+	}
 	if uid, ok := ownerOf(link); ok && link.Mode()&fs.ModeSymlink != 0 && uid != me() && uid != 0 {
-		return fmt.Errorf("state dir %s is a symbolic link owned by %s, not by you (%s), who could point it elsewhere at any time: "+
-			"point state_dir at the directory itself, or at a directory of your own", path, describeUser(uid), describeUser(me()))
+		return nil, fmt.Errorf("state dir %s is a symbolic link owned by %s, not by you, %s: its owner could point it elsewhere at any time. "+
+			"Point state_dir at the directory itself, or at a directory of your own", path, describeUser(uid), describeUser(me()))
 	}
 	if uid, ok := ownerOf(info); ok && uid != me() {
-		return fmt.Errorf("state dir %s is owned by %s, not by you (%s): its owner could rewrite the records, configs and logs "+
+		return nil, fmt.Errorf("state dir %s is owned by %s, not by you, %s: its owner could rewrite the records, configs and logs "+
 			"the provider trusts, and so take over your agents. Point state_dir at a directory of your own (a new one is created "+
 			"with mode 0700), or, if the directory is yours, take it back with `chown -R %d %s`",
 			path, describeUser(uid), describeUser(me()), me(), path)
 	}
-	return nil
+	return info, nil
 }
 
 // checkEntry refuses an entry of the state dir, at path, that is not the
@@ -68,7 +80,7 @@ func (d *Dir) checkEntry(path string, info fs.FileInfo, dir bool) error {
 		return fmt.Errorf("%s in state dir %s is not a %s, as the provider keeps there: remove it and run terraform again", path, d.path, what)
 	}
 	if uid, ok := ownerOf(info); ok && uid != me() {
-		return fmt.Errorf("%s in state dir %s is owned by %s, not by you (%s), so someone else made it, and the provider does not "+
+		return fmt.Errorf("%s in state dir %s is owned by %s, not by you, %s, so someone else made it, and the provider does not "+
 			"trust it: check what it is, remove it (or `chown` it to yourself if it is yours), and run terraform again",
 			path, d.path, describeUser(uid), describeUser(me()))
 	}
@@ -80,13 +92,17 @@ func (d *Dir) linkError(path string) error {
 		"since it could lead it to read or write elsewhere: remove it and run terraform again", path, d.path)
 }
 
-// checkedDir returns the path of the directory rel, having checked it and
-// every directory between it and the state dir; with create, those that
-// are missing are made, 0700. Without create, a missing one is an error
-// satisfying errors.Is(err, fs.ErrNotExist).
+// checkedDir returns the path of the directory rel, having checked it,
+// every directory between it and the state dir and the state dir itself,
+// which whoever may write above it could have put another in the place
+// of; with create, those that are missing are made, 0700. Without create,
+// a missing one is an error satisfying errors.Is(err, fs.ErrNotExist).
 func (d *Dir) checkedDir(rel string, create bool) (string, error) {
 	if !filepath.IsLocal(rel) {
 		return "", fmt.Errorf("%s %w", rel, errNotLocal)
+	}
+	if _, err := ownDir(d.path); err != nil {
+		return "", err
 	}
 	p := d.path
 	for _, name := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {

@@ -50,7 +50,7 @@ func TestOpenRefusesAnotherUsersDir(t *testing.T) {
 			p := mkdir(t, root, "state", 0o700)
 			chownToNobody(t, p)
 			return p
-		}, []string{"owned by uid 65534", "not by you (uid 0", "state_dir", "chown -R"}},
+		}, []string{"owned by uid 65534", "not by you, uid 0", "state_dir", "chown -R"}},
 		{"a link owned by another user, to a directory of ours", func(t *testing.T, root string) string {
 			target := mkdir(t, root, "state", 0o700)
 			link := filepath.Join(root, "link")
@@ -151,6 +151,34 @@ func TestForeignEntriesRefused(t *testing.T) {
 			}
 			return err
 		}, []string{"k.lock", "owned by uid 65534"}},
+		{"state dir swapped for another user's after it was opened", func(t *testing.T, d *Dir, _ string) {
+			if err := os.Rename(d.Path(), d.Path()+"-away"); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{d.Path(), d.Join("local"), d.Join("local", "logs")} {
+				chownToNobody(t, mkdir(t, filepath.Dir(p), filepath.Base(p), 0o700))
+			}
+		}, func(d *Dir) error { return closed(d.AppendFile("local/logs/a.log")) }, []string{"state dir", "owned by uid 65534"}},
+		{"state dir swapped for another user's, a file written in it", func(t *testing.T, d *Dir, _ string) {
+			if err := os.Rename(d.Path(), d.Path()+"-away"); err != nil {
+				t.Fatal(err)
+			}
+			chownToNobody(t, mkdir(t, filepath.Dir(d.Path()), filepath.Base(d.Path()), 0o700))
+		}, func(d *Dir) error { return d.WriteFile("a.json", []byte("{}")) }, []string{"state dir", "owned by uid 65534"}},
+		{"state dir swapped for another user's, its lock", func(t *testing.T, d *Dir, _ string) {
+			if err := os.Rename(d.Path(), d.Path()+"-away"); err != nil {
+				t.Fatal(err)
+			}
+			chownToNobody(t, mkdir(t, filepath.Dir(d.Path()), filepath.Base(d.Path()), 0o700))
+			writeFile(t, d.Join(".lock"), "")
+			chownToNobody(t, d.Join(".lock"))
+		}, func(d *Dir) error {
+			unlock, err := d.Lock(context.Background())
+			if err == nil {
+				unlock()
+			}
+			return err
+		}, []string{"state dir", "owned by uid 65534"}},
 		{"named pipe, read", func(t *testing.T, d *Dir, _ string) {
 			if err := syscall.Mkfifo(d.Join("a.json"), 0o600); err != nil {
 				t.Fatal(err)
