@@ -50,7 +50,10 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 			"reference only its write-only `env_wo` values. Agents refer to the allowlist by its `reference`. Only variable names are stored, in the provider's state directory; values " +
 			"are read from the provider's environment when an agent starts and never reach Terraform state. On the container " +
 			"adapter they sit in the container's environment, readable with `docker inspect` on the engine host. Removing a " +
-			"variable that agents currently receive, or deleting an allowlist agents name, makes the plan warn, naming them.",
+			"variable that agents currently receive, or deleting an allowlist agents name, makes the plan warn, naming them. " +
+			"The allowlist decides what the provider hands an agent, not what the agent can read by itself: on the local " +
+			"adapter every agent runs as the user running Terraform and can read the environment of that user's processes, " +
+			"a running `terraform` included.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
