@@ -1,10 +1,12 @@
 package agenthost
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
 
 // baselineSubcommand turns the test binary into the baseline for the
@@ -149,4 +153,72 @@ func residentKiB(pid int) (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmRSS in /proc/" + strconv.Itoa(pid) + "/status")
+}
+
+// BenchmarkBatch measures a full batch (maxBatchCalls SendMessage calls)
+// through an in-process host, client included, and the batch the red-team
+// issue flooded a host with: 8 MiB of 55,178 calls, which is refused
+// whole. Read B/op and allocs/op: the refusal should cost little more
+// than reading the body, and a full batch grow with its calls only.
+func BenchmarkBatch(b *testing.B) {
+	flood := floodBatch(55178)
+	if len(flood) > maxRequestBytes {
+		b.Fatalf("the flood batch is %d bytes, over the %d-byte body limit", len(flood), maxRequestBytes)
+	}
+	for _, bc := range []struct {
+		name string
+		body []byte
+	}{
+		{"full", floodBatch(maxBatchCalls)},
+		{"flood of 8 MiB", flood},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			h, err := Start(b.Context(), benchConfig(b), Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.body)))
+			for b.Loop() {
+				req, err := http.NewRequestWithContext(b.Context(), http.MethodPost, h.Endpoint(), bytes.NewReader(bc.body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("A2A-Version", "1.0")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("batch answered %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+}
+
+// floodBatch is a batch of calls SendMessage calls.
+func floodBatch(calls int) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i := range calls {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"jsonrpc":"2.0","id":%d,"method":"SendMessage","params":{"message":{"messageId":"m-%d","role":"ROLE_USER","parts":[{"text":"flood %d"}]}}}`, i, i, i)
+	}
+	buf.WriteByte(']')
+	return buf.Bytes()
+}
+
+func benchConfig(b *testing.B) *agentconfig.Config {
+	cfg, err := agentconfig.Parse([]byte(echoConfig))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
 }

@@ -52,6 +52,25 @@ func (f *fakeModel) recorded() []recordedChat {
 	return append([]recordedChat(nil), f.requests...)
 }
 
+// heldModel is a model endpoint that answers no call until release is
+// called, which the test's cleanup does too.
+func heldModel(t *testing.T) (model *fakeModel, release func()) {
+	t.Helper()
+	held := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(held) }) }
+	model = newFakeModel(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+		answerWith(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"done"}}]}`)(w, r)
+	})
+	t.Cleanup(release)
+	return model, release
+}
+
 func answerWith(status int, body string) func(http.ResponseWriter, *http.Request) {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -28,6 +28,11 @@ const (
 	codeVersionNotSupported = -32009
 )
 
+// maxBatchCalls bounds the calls of one JSON-RPC batch. They run one after
+// another, so this bounds the work one request can ask for; a client with
+// more to do sends more batches.
+const maxBatchCalls = 100
+
 // The protocol versions the host serves, as A2A-Version names them
 // (Major.Minor). A request without the header is a 0.3 request
 // (specification, section 3.6.2).
@@ -148,7 +153,14 @@ func (e *rpcEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		}
 		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, e.maxBytes))
+	// A body of a declared length is read into a buffer of that size, not
+	// grown into one: growing would hold up to twice the body at once.
+	var body bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength <= e.maxBytes {
+		body.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	_, err := body.ReadFrom(http.MaxBytesReader(w, r.Body, e.maxBytes))
+	return body.Bytes(), err
 }
 
 func (e *rpcEndpoint) refuseBody(w http.ResponseWriter, err error) {
@@ -187,6 +199,9 @@ func requestedVersion(r *http.Request) string {
 // valid id (a string or a number), and nil otherwise, as JSON-RPC 2.0
 // prescribes for an error before the id is known.
 func requestID(body []byte) any {
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil // no object, no id; and a batch is not scanned whole for one
+	}
 	var envelope struct {
 		ID json.RawMessage `json:"id"`
 	}
@@ -200,53 +215,128 @@ func requestID(body []byte) any {
 	return nil
 }
 
-// serveBatch answers a JSON-RPC batch: one response per request, in order.
-// An empty batch is an invalid request (JSON-RPC 2.0, section 6). Streams
-// cannot share one response body, so streaming methods are refused inside
-// a batch.
+// serveBatch answers a JSON-RPC batch: one response per request, in order,
+// each written as soon as its call has run. An empty batch is an invalid
+// request (JSON-RPC 2.0, section 6). Streams cannot share one response
+// body, so streaming methods are refused inside a batch. Once the client
+// has gone, the calls not yet run are skipped.
 func serveBatch(w http.ResponseWriter, r *http.Request, handler http.Handler, body []byte) {
-	var calls []json.RawMessage
-	if err := json.Unmarshal(body, &calls); err != nil {
-		writeRPCError(w, http.StatusOK, nil, codeParseError, "the request is not valid JSON: "+err.Error(), a2a.ErrParseError)
+	calls, refusal := splitBatch(body)
+	if refusal != nil {
+		writeRPCError(w, http.StatusOK, nil, refusal.code, refusal.message, refusal.kind)
 		return
+	}
+	out := batchWriter{w: w}
+	for _, call := range calls {
+		if r.Context().Err() != nil {
+			break
+		}
+		if answer := runBatchCall(r, handler, call); answer != nil {
+			out.write(answer)
+		}
+	}
+	out.finish()
+}
+
+// batchRefusal is why a batch is refused whole.
+type batchRefusal struct {
+	code    int
+	message string
+	kind    error
+}
+
+// splitBatch splits a batch into its calls, refusing it whole, before any
+// call runs, when it is no JSON array, is empty or holds more than
+// maxBatchCalls calls. It stops at the first call over the cap, so an
+// oversized batch costs no more to refuse than a full one costs to read.
+func splitBatch(body []byte) ([]json.RawMessage, *batchRefusal) {
+	notJSON := func(err error) *batchRefusal {
+		return &batchRefusal{codeParseError, "the request is not valid JSON: " + err.Error(), a2a.ErrParseError}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // the opening bracket
+		return nil, notJSON(err)
+	}
+	var calls []json.RawMessage
+	for dec.More() {
+		if len(calls) == maxBatchCalls {
+			return nil, &batchRefusal{codeInvalidRequest,
+				fmt.Sprintf("a batch may hold at most %d calls; send the rest in further batches", maxBatchCalls), a2a.ErrInvalidRequest}
+		}
+		var call json.RawMessage
+		if err := dec.Decode(&call); err != nil {
+			return nil, notJSON(err)
+		}
+		calls = append(calls, call)
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return nil, notJSON(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, notJSON(errors.New("invalid data after the batch's closing bracket"))
 	}
 	if len(calls) == 0 {
-		writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, "an empty batch is not a valid request", a2a.ErrInvalidRequest)
+		return nil, &batchRefusal{codeInvalidRequest, "an empty batch is not a valid request", a2a.ErrInvalidRequest}
+	}
+	return calls, nil
+}
+
+// runBatchCall runs one call of a batch and returns its answer, or nil for
+// a notification, which is run but never answered, not even with its
+// errors (JSON-RPC 2.0, 4.1).
+func runBatchCall(r *http.Request, handler http.Handler, call []byte) []byte {
+	if problem := requestObjectProblem(call); problem != "" {
+		return rpcErrorJSON(requestID(call), codeInvalidRequest, problem, a2a.ErrInvalidRequest)
+	}
+	if isNotification(call) {
+		if problem := notificationProblem(call); problem != "" {
+			return rpcErrorJSON(nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
+		}
+		runBuffered(r, handler, call)
+		return nil
+	}
+	var envelope struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(call, &envelope)
+	if isStreamingMethod(envelope.Method) {
+		return rpcErrorJSON(requestID(call), codeInvalidRequest,
+			fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", envelope.Method), a2a.ErrInvalidRequest)
+	}
+	return bytes.TrimSpace(runBuffered(r, handler, call).body.Bytes())
+}
+
+// batchWriter writes a batch's answers as one JSON array, each answer as
+// soon as it is known, so neither the host nor the client has to hold them
+// all. The array, and the 200 status, begin with the first answer: a batch
+// of notifications only is answered 204 with no body, not even an empty
+// array.
+type batchWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+// write sends one answer on its way. An error writing means the client has
+// gone, which the request's context reports to serveBatch.
+func (b *batchWriter) write(answer []byte) {
+	separator := []byte(",")
+	if !b.started {
+		b.started = true
+		b.w.Header().Set("Content-Type", "application/json")
+		b.w.WriteHeader(http.StatusOK)
+		separator = []byte("[")
+	}
+	_, _ = b.w.Write(separator)
+	_, _ = b.w.Write(answer)
+	_ = http.NewResponseController(b.w).Flush()
+}
+
+func (b *batchWriter) finish() {
+	if !b.started {
+		b.w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	answers := make([]json.RawMessage, 0, len(calls))
-	for _, call := range calls {
-		var envelope struct {
-			Method string `json:"method"`
-		}
-		if problem := requestObjectProblem(call); problem != "" {
-			answers = append(answers, rpcErrorJSON(requestID(call), codeInvalidRequest, problem, a2a.ErrInvalidRequest))
-			continue
-		}
-		_ = json.Unmarshal(call, &envelope)
-		if isNotification(call) {
-			// Run, never answered: not even its errors (JSON-RPC 2.0, 4.1).
-			if problem := notificationProblem(call); problem != "" {
-				answers = append(answers, rpcErrorJSON(nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest))
-			} else {
-				runBuffered(r, handler, call)
-			}
-			continue
-		}
-		if isStreamingMethod(envelope.Method) {
-			answers = append(answers, rpcErrorJSON(requestID(call), codeInvalidRequest,
-				fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", envelope.Method), a2a.ErrInvalidRequest))
-			continue
-		}
-		answers = append(answers, bytes.TrimSpace(runBuffered(r, handler, call).body.Bytes()))
-	}
-	if len(answers) == 0 {
-		// Notifications only: nothing to answer, not even an empty array.
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(answers)
+	_, _ = b.w.Write([]byte("]\n"))
 }
 
 // isNotification reports whether a call is a JSON-RPC 2.0 notification: a
