@@ -1,9 +1,14 @@
 package agenthost
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,4 +96,108 @@ func TestBatchAnswersAreStreamed(t *testing.T) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim(']') {
 		t.Fatalf("batch answer ends with %v (%v), want ]", tok, err)
 	}
+}
+
+// TestRequestsOverTheBudgetAreRefused checks requests beyond what the host
+// serves at once are refused at once with 503, Retry-After and a JSON-RPC
+// error, not queued, whether they are many small ones or a few with large
+// bodies; and that the host serves again once they end.
+func TestRequestsOverTheBudgetAreRefused(t *testing.T) {
+	t.Run("many calls", func(t *testing.T) {
+		model, release := heldModel(t)
+		concurrent := requestBudget / minRequestCost
+		h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "max_concurrent_calls = "+strconv.Itoa(concurrent))), &syncBuffer{})
+
+		answered := make(chan error, concurrent)
+		ctx := ctxFor(t)
+		for i := range concurrent {
+			body := []byte(sendCall(t, i, "hold"))
+			go func() { answered <- postQuietly(ctx, h.Endpoint(), body) }()
+		}
+		waitFor(t, func() bool { return len(model.recorded()) == concurrent })
+		wantBusy(t, do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(sendCall(t, "one more", "refuse me"))))
+		if res := httpGet(t, h.CardURL()); res.status != http.StatusOK {
+			t.Errorf("card answered %d while the JSON-RPC budget is full, want 200", res.status)
+		}
+		release()
+		for range concurrent {
+			if err := <-answered; err != nil {
+				t.Error(err)
+			}
+		}
+		if res := do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(sendCall(t, "after", "served"))); res.status != http.StatusOK {
+			t.Errorf("after the flood ended a call answered %d: %s", res.status, res.body)
+		}
+	})
+	t.Run("large bodies", func(t *testing.T) {
+		h, err := Start(t.Context(), parseConfig(t, echoConfig), Options{BodyReadTimeout: waitLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.Shutdown(ctxFor(t)) })
+		var stalled []net.Conn
+		for range requestBudget / maxRequestBytes {
+			conn := dialHost(t, h.Endpoint())
+			stalled = append(stalled, conn)
+			if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: %d\r\n\r\n[", maxRequestBytes); err != nil {
+				t.Fatal(err)
+			}
+		}
+		probe := func() int {
+			return do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(sendCall(t, "probe", "small"))).status
+		}
+		// Only the stalled requests are in flight, so each has its charge.
+		waitFor(t, func() bool { return h.activity.inFlight.Load() == int64(len(stalled)) })
+		wantBusy(t, do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(sendCall(t, "small", "refuse me"))))
+		for _, conn := range stalled {
+			_ = conn.Close()
+		}
+		waitFor(t, func() bool { return probe() == http.StatusOK })
+	})
+}
+
+func wantBusy(t *testing.T, res httpResult) {
+	t.Helper()
+	if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") != strconv.Itoa(busyRetryAfter) {
+		t.Errorf("over the budget: status %d, Retry-After %q; want 503 and %d", res.status, res.header.Get("Retry-After"), busyRetryAfter)
+	}
+	rpc := wantWireError(t, res, codeInternalError, a2a.ErrInternalError)
+	if !strings.Contains(rpc.Error.Message, "as many requests as it takes at once") || !strings.Contains(rpc.Error.Message, "retry") {
+		t.Errorf("refusal %q does not say the agent is full and to retry", rpc.Error.Message)
+	}
+}
+
+// postQuietly posts one JSON-RPC call from a goroutine other than the
+// test's and reports what went wrong, if anything.
+func postQuietly(ctx context.Context, endpoint string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header = rpcHeader.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("call answered %d: %s", resp.StatusCode, raw)
+	}
+	return nil
+}
+
+func dialHost(t *testing.T, endpoint string) net.Conn {
+	t.Helper()
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctxFor(t), "tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }

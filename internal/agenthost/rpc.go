@@ -25,6 +25,7 @@ import (
 const (
 	codeParseError          = -32700
 	codeInvalidRequest      = -32600
+	codeInternalError       = -32603
 	codeVersionNotSupported = -32009
 )
 
@@ -46,7 +47,8 @@ const (
 const sharedScope = "anonymous"
 
 // rpcEndpoint is the JSON-RPC endpoint in front of the SDK's handlers: it
-// reads the body within a deadline and a size bound, authenticates, picks
+// charges each request to the host's budget, reads the body within a
+// deadline and a size bound, authenticates, picks
 // the handler for the requested protocol version, and answers what the
 // SDK's handlers answer wrongly (batches, calls that are no request
 // objects) or cannot (the version check, which needs the request id).
@@ -55,6 +57,7 @@ type rpcEndpoint struct {
 	auth        *bearerAuth // nil when the agent has no authentication
 	bodyTimeout time.Duration
 	maxBytes    int64
+	budget      *budget
 }
 
 func newRPCEndpoint(handler a2asrv.RequestHandler, auth *bearerAuth, bodyTimeout time.Duration) *rpcEndpoint {
@@ -66,10 +69,17 @@ func newRPCEndpoint(handler a2asrv.RequestHandler, auth *bearerAuth, bodyTimeout
 		auth:        auth,
 		bodyTimeout: bodyTimeout,
 		maxBytes:    maxRequestBytes,
+		budget:      newBudget(),
 	}
 }
 
 func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	release, ok := e.budget.acquire(r, e.maxBytes)
+	if !ok {
+		refuseBusy(w)
+		return
+	}
+	defer release()
 	body, err := e.readBody(w, r)
 	if err != nil {
 		e.refuseBody(w, err)
