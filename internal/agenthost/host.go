@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"golang.org/x/net/netutil"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
@@ -30,7 +31,14 @@ const (
 	// sending headers from holding them forever. No write timeout: streams
 	// stay open as long as their task runs.
 	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 2 * time.Minute
+	// idleTimeout closes a kept-alive connection nobody uses: long enough
+	// for a client polling a task to reuse it, short enough that idle
+	// connections do not keep maxConnections taken.
+	idleTimeout = 30 * time.Second
+	// maxConnections bounds the connections open at once, each of which
+	// holds memory and a file descriptor. Further clients wait to be
+	// accepted until one closes.
+	maxConnections = 256
 	// DefaultBodyReadTimeout cuts clients that stall while sending a
 	// request body, as readHeaderTimeout does for headers.
 	DefaultBodyReadTimeout = 10 * time.Second
@@ -149,7 +157,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 			IdleTimeout:       idleTimeout,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		},
-		listener: ln,
+		listener: netutil.LimitListener(ln, maxConnections),
 		endpoint: endpoint,
 		cardURL:  cardURL,
 		logger:   logger,

@@ -1,6 +1,7 @@
 package agenthost
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,7 +12,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -200,4 +203,52 @@ func dialHost(t *testing.T, endpoint string) net.Conn {
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
+}
+
+// TestConnectionsOverTheCapWait checks the host keeps no more than
+// maxConnections connections open: one more is not served while they are
+// held open, and is served once one of them closes.
+func TestConnectionsOverTheCapWait(t *testing.T) {
+	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	getCardOn := func(conn net.Conn, r *bufio.Reader) error {
+		if _, err := io.WriteString(conn, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: agent\r\n\r\n"); err != nil {
+			return err
+		}
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	}
+	held := make([]net.Conn, maxConnections)
+	for i := range held {
+		held[i] = dialHost(t, h.Endpoint())
+		if err := getCardOn(held[i], bufio.NewReader(held[i])); err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+	}
+
+	extra := dialHost(t, h.Endpoint())
+	var served atomic.Bool
+	done := make(chan error, 1)
+	go func() {
+		err := getCardOn(extra, bufio.NewReader(extra))
+		served.Store(true)
+		done <- err
+	}()
+	// Give a host without the cap every chance to serve the extra one.
+	time.Sleep(200 * time.Millisecond)
+	if served.Load() {
+		t.Fatalf("connection %d was served while %d were open", maxConnections+1, maxConnections)
+	}
+	_ = held[0].Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("connection %d, once one closed: %v", maxConnections+1, err)
+		}
+	case <-time.After(waitLimit):
+		t.Fatalf("connection %d not served after one of the others closed", maxConnections+1)
+	}
 }
