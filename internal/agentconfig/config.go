@@ -102,7 +102,7 @@ const (
 )
 
 // Tasks bounds the tasks the host keeps in memory for GetTask and
-// ListTasks: the least recently updated go first.
+// ListTasks: the least recently updated finished ones go first.
 type Tasks struct {
 	MaxCount  int    `toml:"max_count"`
 	Retention string `toml:"retention"`

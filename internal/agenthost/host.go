@@ -134,7 +134,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 	cardURL := card.CardURL(endpoint)
 
 	tasks := newTaskStore(cfg.Tasks.MaxCount, cfg.Tasks.RetentionDuration())
-	handler := a2asrv.NewHandler(agent,
+	handler := a2asrv.NewHandler(tracked{AgentExecutor: agent, store: tasks},
 		a2asrv.WithCapabilityChecks(&capabilities),
 		a2asrv.WithTaskStore(tasks),
 		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, terminalSubscriptions{store: tasks}),

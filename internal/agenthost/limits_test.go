@@ -65,7 +65,7 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 }
 
 // TestTaskStoreIsBoundedByCount checks [tasks] max_count through the host:
-// the least recently updated task goes first.
+// the least recently updated finished task goes first.
 func TestTaskStoreIsBoundedByCount(t *testing.T) {
 	h := startInProcess(t, parseConfig(t, echoConfig+"\n[tasks]\nmax_count = 3\n"), &syncBuffer{})
 	client, _ := newClient(t, h.Endpoint(), nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -24,9 +25,14 @@ const (
 
 // taskStore keeps tasks in memory, bounded by count and by age, and lists
 // them per caller. The SDK's in-memory store never evicts and lists only
-// for a named caller; this one evicts the least recently updated task
-// first and scopes every read and write to the caller the host
+// for a named caller; this one evicts the least recently updated finished
+// task first and scopes every read and write to the caller the host
 // authenticated (one shared scope when the agent has no authentication).
+//
+// A task is never evicted while an execution works on it, nor, to make
+// room, before it is finished: a task nobody can read any more could not
+// be canceled either, and its work would go on unseen. When every place
+// holds an unfinished task a new one is refused instead (see run).
 type taskStore struct {
 	maxTasks int
 	maxAge   time.Duration
@@ -35,6 +41,10 @@ type taskStore struct {
 	mu    sync.Mutex
 	tasks map[a2a.TaskID]*list.Element // of *storedTask
 	order *list.List                   // least recently updated first
+	// running holds the tasks an execution works on; reserved, those of
+	// them not stored yet, whose places are kept for them.
+	running  map[a2a.TaskID]bool
+	reserved map[a2a.TaskID]bool
 }
 
 type storedTask struct {
@@ -57,6 +67,8 @@ func newTaskStore(maxTasks int, maxAge time.Duration) *taskStore {
 		now:      time.Now,
 		tasks:    map[a2a.TaskID]*list.Element{},
 		order:    list.New(),
+		running:  map[a2a.TaskID]bool{},
+		reserved: map[a2a.TaskID]bool{},
 	}
 }
 
@@ -79,7 +91,11 @@ func (s *taskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 	if _, ok := s.tasks[task.ID]; ok {
 		return taskstore.TaskVersionMissing, taskstore.ErrTaskAlreadyExists
 	}
-	s.evictLocked(1)
+	if s.reserved[task.ID] {
+		delete(s.reserved, task.ID) // its place was kept when its execution began
+	} else if !s.makeRoomLocked() {
+		return taskstore.TaskVersionMissing, s.fullError()
+	}
 	entry.version = 1
 	s.tasks[task.ID] = s.order.PushBack(entry)
 	return entry.version, nil
@@ -109,7 +125,7 @@ func (s *taskStore) Update(ctx context.Context, req *taskstore.UpdateRequest) (t
 func (s *taskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
 	owner := caller(ctx)
 	s.mu.Lock()
-	s.evictLocked(0)
+	s.dropExpiredLocked()
 	el, ok := s.tasks[id]
 	var entry *storedTask
 	if ok {
@@ -153,7 +169,7 @@ func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 
 	owner := caller(ctx)
 	s.mu.Lock()
-	s.evictLocked(0)
+	s.dropExpiredLocked()
 	var matches []*storedTask
 	for el := s.order.Front(); el != nil; el = el.Next() {
 		if t := el.Value.(*storedTask); t.owner == owner && t.matches(req) {
@@ -191,18 +207,89 @@ func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 	return out, nil
 }
 
-// evictLocked drops tasks not updated within maxAge, then the least
-// recently updated ones until room tasks more fit under maxTasks.
-func (s *taskStore) evictLocked(room int) {
-	if s.maxAge > 0 {
-		cutoff := s.now().Add(-s.maxAge)
-		for el := s.order.Front(); el != nil && el.Value.(*storedTask).updated.Before(cutoff); el = s.order.Front() {
-			s.removeLocked(el)
+// run tells the store an execution begins working on a task, new when it
+// is not stored yet, and returns what to call when the execution ends. A
+// new task gets its place now, before the executor does anything for it,
+// or is refused with an error saying the store is full of unfinished
+// tasks. Refusing it when its first event is stored would come too late:
+// by then the executor may have started its work.
+func (s *taskStore) run(id a2a.TaskID, isNew bool) (end func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if isNew {
+		if !s.makeRoomLocked() {
+			return nil, s.fullError()
+		}
+		s.reserved[id] = true
+	}
+	s.running[id] = true
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.running, id)
+		delete(s.reserved, id)
+	}, nil
+}
+
+// tracked is an executor whose executions the store knows of (see run).
+type tracked struct {
+	a2asrv.AgentExecutor
+	store *taskStore
+}
+
+func (e tracked) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		end, err := e.store.run(execCtx.TaskID, execCtx.StoredTask == nil)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer end()
+		for event, err := range e.AgentExecutor.Execute(ctx, execCtx) {
+			if !yield(event, err) {
+				return
+			}
 		}
 	}
-	for s.maxTasks > 0 && s.order.Len()+room > s.maxTasks && s.order.Len() > 0 {
-		s.removeLocked(s.order.Front())
+}
+
+func (s *taskStore) fullError() error {
+	return a2a.NewError(a2a.ErrInternalError, fmt.Sprintf("the task store is full of unfinished tasks: all %d places ([tasks] max_count) "+
+		"hold tasks still running or not finished, which are never dropped; send this message again once some finish, or raise [tasks] max_count",
+		s.maxTasks))
+}
+
+// dropExpiredLocked drops the tasks not updated within maxAge but those an
+// execution still works on.
+func (s *taskStore) dropExpiredLocked() {
+	if s.maxAge <= 0 {
+		return
 	}
+	cutoff := s.now().Add(-s.maxAge)
+	for el := s.order.Front(); el != nil && el.Value.(*storedTask).updated.Before(cutoff); {
+		next := el.Next()
+		if !s.running[el.Value.(*storedTask).id] {
+			s.removeLocked(el)
+		}
+		el = next
+	}
+}
+
+// makeRoomLocked makes a place for one more task under maxTasks, counting
+// the places kept for tasks not stored yet: it drops expired tasks, then
+// the least recently updated finished ones. It reports false when every
+// place holds an unfinished task.
+func (s *taskStore) makeRoomLocked() bool {
+	s.dropExpiredLocked()
+	full := func() bool { return s.maxTasks > 0 && s.order.Len()+len(s.reserved) >= s.maxTasks }
+	for el := s.order.Front(); el != nil && full(); {
+		next := el.Next()
+		if t := el.Value.(*storedTask); t.state.Terminal() && !s.running[t.id] {
+			s.removeLocked(el)
+		}
+		el = next
+	}
+	return !full()
 }
 
 func (s *taskStore) removeLocked(el *list.Element) {
