@@ -90,7 +90,7 @@ type LLM struct {
 	APIKey       string `toml:"api_key"`
 	SystemPrompt string `toml:"system_prompt"`
 	// MaxConcurrentCalls caps the calls in flight to the endpoint; further
-	// tasks wait for a free slot.
+	// tasks, up to four times as many, wait for a free slot.
 	MaxConcurrentCalls int `toml:"max_concurrent_calls"`
 }
 

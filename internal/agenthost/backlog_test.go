@@ -27,6 +27,7 @@ func TestSendsBeyondTheBacklogAreRefused(t *testing.T) {
 		wantError string
 	}{
 		{"task store full", "max_concurrent_calls = 2\n\n[tasks]\nmax_count = 10", 2, 10, "the task store is full of unfinished tasks: all 10 places ([tasks] max_count)"},
+		{"calls waiting", "max_concurrent_calls = 1", 1, 1 + waitingPerSlot, "max_concurrent_calls = 1 model calls are running and 4 more tasks wait for a free slot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,11 @@ const (
 	maxCompletionBytes = 4 << 20
 	// maxErrorDetail bounds how much of an endpoint's error text reaches a client.
 	maxErrorDetail = 300
+	// waitingPerSlot bounds the tasks waiting for a free call slot:
+	// max_concurrent_calls × waitingPerSlot of them at most, so none waits
+	// behind more than waitingPerSlot calls a slot, each bounded by
+	// llmTimeout. A task beyond that is refused, not queued without end.
+	waitingPerSlot = 4
 )
 
 // llmAgent answers each message with one call to an OpenAI-compatible
@@ -39,8 +44,10 @@ type llmAgent struct {
 	apiKey       string
 	systemPrompt string
 	client       *http.Client
-	// slots holds one token per call in flight, capping them.
-	slots chan struct{}
+	// slots holds one token per call in flight, capping them; admitted,
+	// one per task running or waiting for a slot, capping those.
+	slots    chan struct{}
+	admitted chan struct{}
 	// redact hides expanded values (a key or a URL with a token in it)
 	// in the errors the agent reports.
 	redact *redactor
@@ -60,6 +67,7 @@ func newLLMAgent(cfg *agentconfig.LLM, redact *redactor) (*llmAgent, error) {
 		systemPrompt: cfg.SystemPrompt,
 		client:       &http.Client{Timeout: llmTimeout},
 		slots:        make(chan struct{}, max(cfg.MaxConcurrentCalls, 1)),
+		admitted:     make(chan struct{}, max(cfg.MaxConcurrentCalls, 1)*(1+waitingPerSlot)),
 		redact:       redact,
 	}, nil
 }
@@ -69,6 +77,13 @@ func (l *llmAgent) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext)
 		texts, err := textParts(execCtx.Message)
 		if err != nil {
 			yield(nil, err)
+			return
+		}
+		select {
+		case l.admitted <- struct{}{}:
+			defer func() { <-l.admitted }()
+		default:
+			yield(nil, l.busyError())
 			return
 		}
 		if execCtx.StoredTask == nil {
@@ -102,6 +117,14 @@ func (l *llmAgent) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext)
 	}
 }
 
+// busyError refuses a task when as many wait for a call slot as may.
+func (l *llmAgent) busyError() error {
+	calls := cap(l.slots)
+	return a2a.NewError(a2a.ErrInternalError, fmt.Sprintf("this agent is busy: handler.llm.max_concurrent_calls = %d model calls are running "+
+		"and %d more tasks wait for a free slot, the most that may wait; send this message again once some finish",
+		calls, cap(l.admitted)-calls))
+}
+
 type chatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -133,6 +156,9 @@ func (l *llmAgent) complete(ctx context.Context, prompt string) (string, error) 
 		defer func() { <-l.slots }()
 	case <-ctx.Done():
 		return "", ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err // canceled as the slot came free: no call for it
 	}
 	reply, err := l.post(ctx, prompt)
 	if err != nil {
