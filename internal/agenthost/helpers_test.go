@@ -95,8 +95,19 @@ func startInProcess(t *testing.T, cfg *agentconfig.Config, log io.Writer) *Host 
 // 0.3 fields.
 func checkServedCard(t *testing.T, h *Host, cfg *agentconfig.Config) {
 	t.Helper()
+	// Its own connections, closed after each request, so that the check
+	// leaves nothing open for tests that count the host's connections.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLimit}
 	for _, cardURL := range []string{h.CardURL(), card.CardURLAt(h.Endpoint(), card.LegacyWellKnownPath)} {
-		served := getCard(t, cardURL)
+		resp, err := client.Get(cardURL)
+		if err != nil {
+			t.Fatalf("GET %s: %v", cardURL, err)
+		}
+		served, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: status %d, %v: %s", cardURL, resp.StatusCode, err, served)
+		}
 		if cfg.Card.V03Fields {
 			cardschema.Validate(t, cardschema.Load(t).V03, served)
 		} else {
