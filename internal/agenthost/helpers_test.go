@@ -99,7 +99,11 @@ func checkServedCard(t *testing.T, h *Host, cfg *agentconfig.Config) {
 	// leaves nothing open for tests that count the host's connections.
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLimit}
 	for _, cardURL := range []string{h.CardURL(), card.CardURLAt(h.Endpoint(), card.LegacyWellKnownPath)} {
-		resp, err := client.Get(cardURL)
+		req, err := http.NewRequestWithContext(ctxFor(t), http.MethodGet, cardURL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("GET %s: %v", cardURL, err)
 		}

@@ -128,7 +128,21 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The 0.3 handler writes its errors without a Content-Type; a stream
 	// replaces this default with its own.
 	w.Header().Set("Content-Type", "application/json")
+	if isStreamingMethod(methodOf(body)) {
+		gate := newStreamGate(w)
+		defer gate.finish()
+		w = gate
+	}
 	handler.ServeHTTP(w, r)
+}
+
+// methodOf is the method a JSON-RPC request names; "" when it names none.
+func methodOf(call []byte) string {
+	var envelope struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(call, &envelope)
+	return envelope.Method
 }
 
 // requestObjectProblem says why a call is not a JSON-RPC 2.0 request
@@ -305,13 +319,9 @@ func runBatchCall(r *http.Request, handler http.Handler, call []byte) []byte {
 		runBuffered(r, handler, call)
 		return nil
 	}
-	var envelope struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(call, &envelope)
-	if isStreamingMethod(envelope.Method) {
+	if method := methodOf(call); isStreamingMethod(method) {
 		return rpcErrorJSON(requestID(call), codeInvalidRequest,
-			fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", envelope.Method), a2a.ErrInvalidRequest)
+			fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", method), a2a.ErrInvalidRequest)
 	}
 	return bytes.TrimSpace(runBuffered(r, handler, call).body.Bytes())
 }

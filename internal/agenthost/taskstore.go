@@ -386,23 +386,33 @@ func parseCursor(token string) (cursor, error) {
 }
 
 // terminalSubscriptions answers SubscribeToTask of a task in a terminal
-// state with UnsupportedOperationError, as the specification prescribes
-// (section 9.4.6); the SDK would report the task as not found, since
-// nothing runs for it any more.
+// state, and a message sent to one, with UnsupportedOperationError, as the
+// specification prescribes (sections 3.1.1, 3.1.2 and 9.4.6); the SDK would
+// report the subscribed task as not found, since nothing runs for it any
+// more, and the message as invalid params.
 type terminalSubscriptions struct {
 	a2asrv.PassthroughCallInterceptor
 	store *taskStore
 }
 
 func (s terminalSubscriptions) Before(ctx context.Context, callCtx *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
-	sub, ok := req.Payload.(*a2a.SubscribeToTaskRequest)
-	if callCtx.Method() != "SubscribeToTask" || !ok {
+	var id a2a.TaskID
+	advice := "subscribe only to a task that is still running, or read it with GetTask"
+	switch p := req.Payload.(type) {
+	case *a2a.SubscribeToTaskRequest:
+		id = p.ID
+	case *a2a.SendMessageRequest:
+		if p.Message != nil {
+			id = p.Message.TaskID
+		}
+		advice = "it takes no more messages; send the message without a taskId to start a new task"
+	}
+	if id == "" {
 		return ctx, nil, nil
 	}
-	stored, err := s.store.Get(ctx, sub.ID)
+	stored, err := s.store.Get(ctx, id)
 	if err == nil && stored.Task.Status.State.Terminal() {
-		return ctx, nil, fmt.Errorf("%w: task %s is %s; subscribe only to a task that is still running, or read it with GetTask",
-			a2a.ErrUnsupportedOperation, sub.ID, stored.Task.Status.State)
+		return ctx, nil, fmt.Errorf("%w: task %s is %s; %s", a2a.ErrUnsupportedOperation, id, stored.Task.Status.State, advice)
 	}
 	return ctx, nil, nil
 }
