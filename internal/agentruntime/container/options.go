@@ -8,6 +8,7 @@ import (
 
 	containertypes "github.com/moby/moby/api/types/container"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -143,6 +144,10 @@ func (o Options) check() error {
 	}
 	if o.BaseImage != "" {
 		add("base_image", CheckImage(o.BaseImage))
+	}
+	if !agentruntime.ValidScope(o.Scope) {
+		add("scope", fmt.Errorf("%q cannot be part of a container name: use lower case letters, digits and '-', at most 20, "+
+			"starting and ending with a letter or digit", o.Scope))
 	}
 	add("advertise_host", CheckAdvertiseHost(o.AdvertiseHost))
 	add("network", CheckNetwork(o.Network))

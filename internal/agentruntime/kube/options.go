@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
@@ -76,9 +77,6 @@ type Options struct {
 	// required.
 	StateDir *statedir.Dir
 }
-
-// scopePattern keeps a scope usable in object names and label values.
-var scopePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$`)
 
 // namespacePattern is a DNS-1123 label, what Kubernetes takes as a namespace.
 var namespacePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -150,7 +148,7 @@ func ValidateNamespace(ns string) error {
 // ValidateScope refuses a scope that cannot be part of an object name and
 // a label value.
 func ValidateScope(scope string) error {
-	if !scopePattern.MatchString(scope) {
+	if !agentruntime.ValidScope(scope) {
 		return fmt.Errorf("kubernetes scope %q is not usable: use lower case letters, digits and '-', at most 20, starting and ending with a letter or digit", scope)
 	}
 	return nil
