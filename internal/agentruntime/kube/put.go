@@ -39,6 +39,30 @@ func put[T metav1.Object](ctx context.Context, r *Runtime, op, id, kind string, 
 	return nil
 }
 
+// checkNameFree refuses to make an agent whose name another's ConfigMap,
+// Secret or Service has.
+func (r *Runtime) checkNameFree(ctx context.Context, op, id, name string) error {
+	core, ns := r.cs.CoreV1(), r.opts.Namespace
+	if err := ownedOrAbsent(ctx, r, op, id, "configmap", core.ConfigMaps(ns), name); err != nil {
+		return err
+	}
+	if err := ownedOrAbsent(ctx, r, op, id, "secret", core.Secrets(ns), name); err != nil {
+		return err
+	}
+	return ownedOrAbsent(ctx, r, op, id, "service", core.Services(ns), name)
+}
+
+func ownedOrAbsent[T metav1.Object](ctx context.Context, r *Runtime, op, id, kind string, api objectAPI[T], name string) error {
+	have, err := api.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return r.clusterError(op, id, err)
+	}
+	return r.checkOwned(op, id, kind, have)
+}
+
 // keepServiceAddresses keeps the addresses the cluster gave a Service, and
 // its node port while the Service keeps its type and port.
 func keepServiceAddresses(have, want *corev1.Service) {

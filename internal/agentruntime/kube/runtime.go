@@ -172,6 +172,11 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	deployments := r.cs.AppsV1().Deployments(r.opts.Namespace)
 	if existing == nil {
+		// Refused before anything is made, rather than half made: an
+		// object of another's under the agent's name, which put refuses.
+		if err := r.checkNameFree(ctx, op, id, r.objectName(id)); err != nil {
+			return agentruntime.Agent{}, err
+		}
 		// Without pods, the Deployment can come before what they read: its
 		// name is the agent's, so the API server lets one creator through.
 		_, err := deployments.Create(ctx, r.deployment(b, 0, false), metav1.CreateOptions{FieldManager: managedByValue})
@@ -408,6 +413,10 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, r.clusterError(op, id, err)
 	}
+	if cm != nil && r.checkOwned(op, id, "configmap", cm) != nil {
+		// Another's, which says nothing of this agent's config.
+		cm = nil
+	}
 	if derr != nil {
 		return agentruntime.Agent{}, r.goneDeployment(id, cm, derr)
 	}
@@ -424,7 +433,7 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 // Reported as damaged, the agent stays tracked: apply creates the
 // Deployment again, and destroy removes what is left.
 func (r *Runtime) goneDeployment(id string, cm *corev1.ConfigMap, notFound error) error {
-	if cm == nil || r.checkOwned("get", id, "configmap", cm) != nil {
+	if cm == nil {
 		return notFound
 	}
 	return agentruntime.Errorf(agentruntime.KindDamaged, "get", id, notFound,
@@ -486,7 +495,9 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 }
 
 // Deprovision deletes every object of the agent and waits until they and
-// its pods are gone; an unknown id is success.
+// its pods are gone; an unknown id is success. Only objects labelled as
+// the agent's are deleted, whatever their names: an object of another's
+// under the agent's name stays.
 func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	const op = "deprovision"
 	lock, err := r.lock(ctx, id)
@@ -494,36 +505,35 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err
 	}
 	defer lock.Unlock()
-	if _, err := r.getDeployment(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+	// The Deployment is gone once its ReplicaSets and pods are; the other
+	// objects own nothing that needs waiting for.
+	ns, foreground, background := r.opts.Namespace, metav1.DeletePropagationForeground, metav1.DeletePropagationBackground
+	if err := deleteOwned(ctx, r, op, id, "deployment", r.cs.AppsV1().Deployments(ns), foreground); err != nil {
 		return err
 	}
-	name := r.objectName(id)
-	foreground := metav1.DeletePropagationForeground
-	del := metav1.DeleteOptions{PropagationPolicy: &foreground}
-	deletes := []func() error{
-		func() error { return r.cs.AppsV1().Deployments(r.opts.Namespace).Delete(ctx, name, del) },
-		func() error { return r.cs.CoreV1().Services(r.opts.Namespace).Delete(ctx, name, del) },
-		func() error { return r.cs.CoreV1().Secrets(r.opts.Namespace).Delete(ctx, name, del) },
-		// Last: while it is left, Get reads the agent as damaged, so a
-		// deprovision cut short stays tracked until a destroy finishes it.
-		func() error { return r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Delete(ctx, name, del) },
+	if err := deleteOwned(ctx, r, op, id, "service", r.cs.CoreV1().Services(ns), background); err != nil {
+		return err
 	}
-	for _, d := range deletes {
-		if err := d(); err != nil && !apierrors.IsNotFound(err) {
-			return r.clusterError(op, id, err)
-		}
+	if err := deleteOwned(ctx, r, op, id, "secret", r.cs.CoreV1().Secrets(ns), background); err != nil {
+		return err
 	}
 	if err := r.waitPodsGone(ctx, op, id); err != nil {
 		return err
 	}
+	sel := metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: r.selector(id)})}
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
+		list, err := r.cs.AppsV1().Deployments(ns).List(ctx, sel)
+		return err == nil && len(list.Items) == 0, nil
 	})
 	if err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "deployment %s/%s was not gone within a minute of its deletion", r.opts.Namespace, name)
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "deployment %s/%s was not gone within a minute of its deletion", ns, r.objectName(id))
 	}
 	if err := r.removeLogs(op, id); err != nil {
+		return err
+	}
+	// Last: while it is left, Get reads the agent as damaged, so a
+	// deprovision cut short stays tracked until a destroy finishes it.
+	if err := deleteOwned(ctx, r, op, id, "configmap", r.cs.CoreV1().ConfigMaps(ns), background); err != nil {
 		return err
 	}
 	// The agent is gone for good, and its lock file with it.
