@@ -25,22 +25,24 @@ const (
 	agentName    = "agent" // the container's name in every pod
 )
 
-func (r *Runtime) logFile(id string) string {
-	return path.Join(logDir, r.opts.Namespace+"-"+r.objectName(id)+".log")
+// logFile keeps the logs of the agent whose objects are named name.
+func (r *Runtime) logFile(name string) string {
+	return path.Join(logDir, r.opts.Namespace+"-"+name+".log")
 }
 
 // Logs returns the last tail lines the agent's pods wrote, those of pods
 // that are gone first (all lines when tail <= 0).
 func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, error) {
 	const op = "logs"
-	if _, err := r.getDeployment(ctx, op, id); err != nil {
+	d, err := r.getDeployment(ctx, op, id)
+	if err != nil {
 		return nil, err
 	}
 	pods, err := r.pods(ctx, op, id)
 	if err != nil {
 		return nil, err
 	}
-	kept, err := r.opts.StateDir.ReadFile(r.logFile(id))
+	kept, err := r.opts.StateDir.ReadFile(r.logFile(d.Name))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the logs kept of the agent's earlier pods")
 	}
@@ -124,11 +126,11 @@ func (c *capture) wait() []byte {
 
 // keepLogs adds logs to the agent's kept logs, keeping the last
 // keptLogBytes.
-func (r *Runtime) keepLogs(op, id string, logs []byte) error {
+func (r *Runtime) keepLogs(op, id, name string, logs []byte) error {
 	if len(logs) == 0 {
 		return nil
 	}
-	kept, err := r.opts.StateDir.ReadFile(r.logFile(id))
+	kept, err := r.opts.StateDir.ReadFile(r.logFile(name))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the logs kept of the agent's earlier pods")
 	}
@@ -140,15 +142,16 @@ func (r *Runtime) keepLogs(op, id string, logs []byte) error {
 			data = data[i+1:]
 		}
 	}
-	if err := r.opts.StateDir.WriteFileUnsynced(r.logFile(id), data); err != nil {
+	if err := r.opts.StateDir.WriteFileUnsynced(r.logFile(name), data); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "keep the logs of the agent's pods")
 	}
 	return nil
 }
 
-// removeLogs removes the agent's kept logs.
-func (r *Runtime) removeLogs(op, id string) error {
-	if err := r.opts.StateDir.Remove(r.logFile(id)); err != nil {
+// removeLogs removes the kept logs of agent id, whose objects are named
+// name.
+func (r *Runtime) removeLogs(op, id, name string) error {
+	if err := r.opts.StateDir.Remove(r.logFile(name)); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "remove the logs kept of the agent")
 	}
 	return nil

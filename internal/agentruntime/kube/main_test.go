@@ -140,7 +140,7 @@ func agentConfig(name string, extra ...string) []byte {
 // fetchCard reads the agent's card through the API server's proxy to its
 // Service, the way the tests' machine reaches agents in the cluster.
 func fetchCard(ctx context.Context, rt *Runtime, a agentruntime.Agent) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(rt.serviceProxy(a.ID, a.Port), "/")+card.WellKnownPath, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(rt.serviceProxy(rt.knownName(a.ID), a.Port), "/")+card.WellKnownPath, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -74,9 +75,21 @@ const (
 )
 
 // objectName is the name of all four objects of agent id: deterministic,
-// so that the API server itself refuses a second agent of one id, and a
-// DNS label, as a Service name must be.
+// so that the API server itself refuses a second agent of one id, a DNS
+// label, as a Service name must be, and no other agent's of any scope.
 func (r *Runtime) objectName(id string) string {
+	if r.opts.Scope == DefaultScope {
+		return agentruntime.ObjectName("", id)
+	}
+	return agentruntime.ObjectName(r.opts.Scope, id)
+}
+
+// oldObjectName is the name objects had before names told scopes apart,
+// when scope "rt" with id "kube" and the default scope with id "rt-kube"
+// shared one. Objects cannot be renamed, and a new name would move the
+// agent's Service and so its address: an agent created then keeps its
+// name until it is destroyed (locate).
+func (r *Runtime) oldObjectName(id string) string {
 	name := "a2a-" + id
 	if r.opts.Scope != DefaultScope {
 		name = "a2a-" + r.opts.Scope + "-" + id
@@ -98,13 +111,15 @@ func (r *Runtime) scopeSelector() string {
 	return labelManagedBy + "=" + managedByValue + "," + labelScope + "=" + r.opts.Scope
 }
 
-// serviceHost is the name the agent's Service has inside the cluster.
-func (r *Runtime) serviceHost(id string) string {
-	return r.objectName(id) + "." + r.opts.Namespace + ".svc.cluster.local"
+// serviceHost is the name the agent's Service, named name, has inside the
+// cluster.
+func (r *Runtime) serviceHost(name string) string {
+	return name + "." + r.opts.Namespace + ".svc.cluster.local"
 }
 
 // blueprint is everything the agent's objects are built from.
 type blueprint struct {
+	name      string // of every object: objectName, or the old one the agent has
 	cfg       *agentconfig.Config
 	injected  []string // names the config may receive
 	allowlist string   // name of the allowlist provisioned with; empty for none
@@ -116,15 +131,15 @@ type blueprint struct {
 // endpoint is the config's advertised_url, else the runtime's advertised
 // URL for the agent, else the Service's address in the cluster.
 func (r *Runtime) endpoint(b blueprint) string {
-	return card.Endpoint(r.advertised(b.cfg), r.serviceHost(b.cfg.ID()), b.port)
+	return card.Endpoint(r.advertised(b.cfg), r.serviceHost(b.name), b.port)
 }
 
-func (r *Runtime) meta(id string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: r.objectName(id), Namespace: r.opts.Namespace, Labels: r.selector(id)}
+func (r *Runtime) meta(b blueprint) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: b.name, Namespace: r.opts.Namespace, Labels: r.selector(b.cfg.ID())}
 }
 
 func (r *Runtime) configMap(b blueprint) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: r.meta(b.cfg.ID()), Data: map[string]string{configKey: string(b.cfg.Raw())}}
+	return &corev1.ConfigMap{ObjectMeta: r.meta(b), Data: map[string]string{configKey: string(b.cfg.Raw())}}
 }
 
 // secretData is the Secret's content: the write-only values as the agent
@@ -150,7 +165,7 @@ func secretData(b blueprint, written map[string]string) (map[string][]byte, erro
 func (r *Runtime) service(b blueprint) *corev1.Service {
 	id := b.cfg.ID()
 	return &corev1.Service{
-		ObjectMeta: r.meta(id),
+		ObjectMeta: r.meta(b),
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceType(r.opts.ServiceType),
 			Selector: r.selector(id),
@@ -166,8 +181,7 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 // root, no capabilities, no privilege escalation, a read-only root
 // filesystem, the runtime's default seccomp profile and resource limits.
 func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.Deployment {
-	id := b.cfg.ID()
-	name := r.objectName(id)
+	id, name := b.cfg.ID(), b.name
 	endpoint := r.endpoint(b)
 	annotations := map[string]string{
 		annotationName:        b.cfg.Agent.Name,

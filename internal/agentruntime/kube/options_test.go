@@ -124,7 +124,7 @@ func TestDeploymentSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := blueprint{cfg: cfg, port: 8080, replicas: 1}
+			b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg, port: 8080, replicas: 1}
 			if got := r.endpoint(b); got != tt.endpoint {
 				t.Errorf("endpoint = %q, want %q", got, tt.endpoint)
 			}

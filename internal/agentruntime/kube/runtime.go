@@ -55,6 +55,9 @@ type Runtime struct {
 	// proxy carries the runtime's credentials, for the API server's proxy
 	// to agent Services.
 	proxy *http.Client
+	// oldNames holds, by agent id, the names of the agents seen under the
+	// names of before (knownName).
+	oldNames sync.Map
 }
 
 var (
@@ -152,18 +155,18 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	defer lock.Unlock()
 
-	existing, err := r.getDeployment(ctx, op, id)
+	name, existing, err := r.locate(ctx, op, id)
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
 	if spec.CreateOnly && existing != nil {
 		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
+	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
 	}
-	if b.port, err = r.portFor(ctx, op, p.Config, existing, spec.PreferredPort); err != nil {
+	if b.port, err = r.portFor(ctx, op, b, existing, spec.PreferredPort); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	data, err := secretData(b, spec.Secrets)
@@ -174,7 +177,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if existing == nil {
 		// Refused before anything is made, rather than half made: an
 		// object of another's under the agent's name, which put refuses.
-		if err := r.checkNameFree(ctx, op, id, r.objectName(id)); err != nil {
+		if err := r.checkNameFree(ctx, op, id, name); err != nil {
 			return agentruntime.Agent{}, err
 		}
 		// Without pods, the Deployment can come before what they read: its
@@ -193,7 +196,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err := put(ctx, r, op, id, "configmap", r.cs.CoreV1().ConfigMaps(r.opts.Namespace), r.configMap(b), nil); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	secret := &corev1.Secret{ObjectMeta: r.meta(id), Type: corev1.SecretTypeOpaque, Data: data}
+	secret := &corev1.Secret{ObjectMeta: r.meta(b), Type: corev1.SecretTypeOpaque, Data: data}
 	if err := put(ctx, r, op, id, "secret", r.cs.CoreV1().Secrets(r.opts.Namespace), secret, nil); err != nil {
 		return agentruntime.Agent{}, err
 	}
@@ -258,7 +261,8 @@ func (r *Runtime) waitScaled(ctx context.Context, op, id string, before *appsv1.
 // portFor is the config's http_port when set, else the port the agent
 // has (on its Deployment, else its Service), else preferred when no other agent of the scope has it, else the
 // lowest port from firstServicePort that none has.
-func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Config, existing *appsv1.Deployment, preferred int) (int, error) {
+func (r *Runtime) portFor(ctx context.Context, op string, b blueprint, existing *appsv1.Deployment, preferred int) (int, error) {
+	cfg := b.cfg
 	if cfg.Server.HTTPPort > 0 {
 		return cfg.Server.HTTPPort, nil
 	}
@@ -266,7 +270,7 @@ func (r *Runtime) portFor(ctx context.Context, op string, cfg *agentconfig.Confi
 		if p, err := strconv.Atoi(existing.Annotations[annotationPort]); err == nil && p > 0 {
 			return p, nil
 		}
-	} else if svc, err := r.cs.CoreV1().Services(r.opts.Namespace).Get(ctx, r.objectName(cfg.ID()), metav1.GetOptions{}); err == nil &&
+	} else if svc, err := r.cs.CoreV1().Services(r.opts.Namespace).Get(ctx, b.name, metav1.GetOptions{}); err == nil &&
 		r.checkOwned(op, cfg.ID(), "service", svc) == nil && len(svc.Spec.Ports) == 1 {
 		// A Deployment deleted by hand comes back on the port its Service kept.
 		return int(svc.Spec.Ports[0].Port), nil
@@ -332,7 +336,7 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	if err := r.refreshInjected(ctx, op, id, splitList(d.Annotations[annotationInjectedEnv])); err != nil {
+	if err := r.refreshInjected(ctx, op, id, d.Name, splitList(d.Annotations[annotationInjectedEnv])); err != nil {
 		return err
 	}
 	return r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
@@ -372,7 +376,7 @@ func (r *Runtime) stop(ctx context.Context, op, id string) error {
 	}
 	waitErr := r.waitPodsGone(ctx, op, id)
 	logs := capture.wait()
-	if err := r.keepLogs(op, id, logs); err != nil {
+	if err := r.keepLogs(op, id, d.Name, logs); err != nil {
 		return errors.Join(waitErr, err)
 	}
 	return waitErr
@@ -402,11 +406,11 @@ func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, e
 // Get returns the agent as the cluster sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	const op = "get"
-	d, derr := r.getDeployment(ctx, op, id)
+	name, d, derr := r.locate(ctx, op, id)
 	if derr != nil && !agentruntime.IsKind(derr, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, derr
 	}
-	cm, err := r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Get(ctx, r.objectName(id), metav1.GetOptions{})
+	cm, err := r.cs.CoreV1().ConfigMaps(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		cm, err = nil, nil
 	}
@@ -450,8 +454,9 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 		return agentruntime.Recovery{}, r.clusterError("recover", "", err)
 	}
 	ids := make([]string, 0, len(list.Items))
-	for _, d := range list.Items {
-		ids = append(ids, d.Labels[labelAgentID])
+	for i := range list.Items {
+		r.learnName(&list.Items[i])
+		ids = append(ids, list.Items[i].Labels[labelAgentID])
 	}
 	sort.Strings(ids)
 	return agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: ids}, nil
@@ -487,6 +492,7 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 	for i := range deps.Items {
 		d := &deps.Items[i]
 		id := d.Labels[labelAgentID]
+		r.learnName(d)
 		wg.Go(func() { agents[i] = r.agent(ctx, d, configs[id], podsOf[id]) })
 	}
 	wg.Wait()
@@ -505,6 +511,11 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err
 	}
 	defer lock.Unlock()
+	// The name tells where its logs are kept.
+	name, _, err := r.locate(ctx, op, id)
+	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) && !agentruntime.IsKind(err, agentruntime.KindConflict) {
+		return err
+	}
 	// The Deployment is gone once its ReplicaSets and pods are; the other
 	// objects own nothing that needs waiting for.
 	ns, foreground, background := r.opts.Namespace, metav1.DeletePropagationForeground, metav1.DeletePropagationBackground
@@ -526,16 +537,18 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err == nil && len(list.Items) == 0, nil
 	})
 	if err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "deployment %s/%s was not gone within a minute of its deletion", ns, r.objectName(id))
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "deployment %s/%s was not gone within a minute of its deletion", ns, name)
 	}
-	if err := r.removeLogs(op, id); err != nil {
+	if err := r.removeLogs(op, id, name); err != nil {
 		return err
 	}
 	// Last: while it is left, Get reads the agent as damaged, so a
-	// deprovision cut short stays tracked until a destroy finishes it.
+	// deprovision cut short stays tracked, under the name it had, until a
+	// destroy finishes it.
 	if err := deleteOwned(ctx, r, op, id, "configmap", r.cs.CoreV1().ConfigMaps(ns), background); err != nil {
 		return err
 	}
+	r.oldNames.Delete(id)
 	// The agent is gone for good, and its lock file with it.
 	if err := lock.Remove(); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
@@ -574,7 +587,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		a.Running, a.Instance = true, instance(pods)
 		a.Health = agentruntime.HealthUnhealthy
 		if d.Status.AvailableReplicas > 0 {
-			check := r.probe(ctx, a.ID, port, paths)
+			check := r.probe(ctx, d.Name, port, paths)
 			a.Card, a.CardError = check.Card, check.Err
 			if check.Healthy() {
 				a.Health = agentruntime.HealthHealthy
@@ -637,10 +650,10 @@ func instance(pods []corev1.Pod) string {
 }
 
 // serviceProxy is the base URL of the API server's proxy to the agent's
-// Service on port.
-func (r *Runtime) serviceProxy(id string, port int) string {
+// Service, named name, on port.
+func (r *Runtime) serviceProxy(name string, port int) string {
 	u, err := url.JoinPath(r.rest.Host, r.rest.APIPath, "api/v1/namespaces", r.opts.Namespace,
-		"services", "http:"+r.objectName(id)+":"+strconv.Itoa(port), "proxy")
+		"services", "http:"+name+":"+strconv.Itoa(port), "proxy")
 	if err != nil {
 		return ""
 	}
@@ -648,15 +661,23 @@ func (r *Runtime) serviceProxy(id string, port int) string {
 }
 
 // probe fetches the agent's card at paths, in turn, through the API
-// server's proxy to its Service: the advertised URL names the Service
-// inside the cluster, which the provider may not reach.
-func (r *Runtime) probe(ctx context.Context, id string, port int, paths []string) agentruntime.CardCheck {
-	return agentruntime.CheckCardVia(ctx, r.proxy, r.serviceProxy(id, port), paths)
+// server's proxy to its Service, named name: the advertised URL names the
+// Service inside the cluster, which the provider may not reach.
+func (r *Runtime) probe(ctx context.Context, name string, port int, paths []string) agentruntime.CardCheck {
+	return agentruntime.CheckCardVia(ctx, r.proxy, r.serviceProxy(name, port), paths)
 }
 
-// getDeployment returns the agent's Deployment, or a NotFound error.
+// getDeployment returns the agent's Deployment, wherever locate finds it,
+// or a NotFound error.
 func (r *Runtime) getDeployment(ctx context.Context, op, id string) (*appsv1.Deployment, error) {
-	d, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Get(ctx, r.objectName(id), metav1.GetOptions{})
+	_, d, err := r.locate(ctx, op, id)
+	return d, err
+}
+
+// deploymentNamed returns the Deployment named name when it is the
+// agent's, or a NotFound error.
+func (r *Runtime) deploymentNamed(ctx context.Context, op, id, name string) (*appsv1.Deployment, error) {
+	d, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, agentruntime.NotFound(op, id)
 	}
@@ -679,9 +700,15 @@ func (r *Runtime) getDeployment(ctx context.Context, op, id string) (*appsv1.Dep
 // not create for the agent.
 func (r *Runtime) checkOwned(op, id, kind string, m metav1.Object) error {
 	l := m.GetLabels()
-	if l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+	switch {
+	case l[labelManagedBy] != managedByValue:
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"%s %s/%s was not created for this agent by terraform-provider-a2a: delete or rename it, or rename the agent", kind, m.GetNamespace(), m.GetName())
+	case l[labelScope] != r.opts.Scope || l[labelAgentID] != id:
+		// Under the names of before, two agents could share one.
+		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
+			"%s %s/%s belongs to agent %q of scope %q, which has the name this agent needs: destroy that agent, or give this one another id",
+			kind, m.GetNamespace(), m.GetName(), l[labelAgentID], l[labelScope])
 	}
 	return nil
 }
@@ -708,10 +735,10 @@ func (r *Runtime) updateDeployment(ctx context.Context, op, id string, change fu
 // refreshInjected gives the agent's Secret the values the allowlisted
 // variables have in this process's environment now; the write-only values
 // stay as provisioned.
-func (r *Runtime) refreshInjected(ctx context.Context, op, id string, injected []string) error {
+func (r *Runtime) refreshInjected(ctx context.Context, op, id, name string, injected []string) error {
 	api := r.cs.CoreV1().Secrets(r.opts.Namespace)
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := api.Get(ctx, r.objectName(id), metav1.GetOptions{})
+		s, err := api.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -739,7 +766,7 @@ func (r *Runtime) refreshInjected(ctx context.Context, op, id string, injected [
 		return err
 	case apierrors.IsNotFound(err):
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
-			"secret %s/%s of the agent is gone (deleted outside Terraform?): apply again to recreate it", r.opts.Namespace, r.objectName(id))
+			"secret %s/%s of the agent is gone (deleted outside Terraform?): apply again to recreate it", r.opts.Namespace, name)
 	default:
 		return r.clusterError(op, id, err)
 	}
@@ -800,7 +827,7 @@ func splitList(s string) []string {
 // when the config fixes its port, the Service's name in the cluster. A
 // brought agent's card URL is at its first card path.
 func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
-	a, ok := agentruntime.FixedAddress(cfg, r.serviceHost(cfg.ID()))
+	a, ok := agentruntime.FixedAddress(cfg, r.serviceHost(r.knownName(cfg.ID())))
 	if endpoint := r.advertised(cfg); endpoint != "" {
 		a, ok = agentruntime.Address{Endpoint: endpoint, CardURL: card.CardURL(endpoint), Port: cfg.Server.HTTPPort}, true
 	}
