@@ -74,7 +74,11 @@ func newScope(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
-	scope := "t" + hex.EncodeToString(b)
+	return cleanScope(t, "t"+hex.EncodeToString(b))
+}
+
+// cleanScope removes every container left in scope when the test ends.
+func cleanScope(t testing.TB, scope string) string {
 	t.Cleanup(func() { removeScope(t, scope) })
 	return scope
 }

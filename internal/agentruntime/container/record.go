@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	containertypes "github.com/moby/moby/api/types/container"
@@ -32,6 +33,9 @@ import (
 //	temporary file of an intent write      goes with the agent's deprovision
 //	  (write cut)
 //	unclaimed creation, creator dead       a create of the very same spec takes the agent over
+//	container under its name of before     read there; the next operation holding the agent's
+//	  (an earlier version's), intent       lock moves the intent, then renames the container
+//	  under that name, the new, or both    (a move cut short is finished then)
 
 // recordDir is the adapter's part of the state dir.
 const recordDir = "container/agents"
@@ -116,6 +120,10 @@ func (r *Runtime) Claim(ctx context.Context, id string) error {
 		return err
 	}
 	defer lock.Unlock()
+	// Found under its old name, the agent's intent file moves to its name.
+	if _, err := r.current(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		return err
+	}
 	in := r.readIntent(id)
 	if in == nil || in.Creation == nil {
 		return nil
@@ -128,14 +136,31 @@ func (r *Runtime) Claim(ctx context.Context, id string) error {
 	return nil
 }
 
-func (r *Runtime) intentFile(id string) string {
-	return path.Join(recordDir, r.containerName(id)+".json")
+// intentFile is the intent file of the agent whose container is named
+// container.
+func intentFile(container string) string {
+	return path.Join(recordDir, container+".json")
 }
 
 // readIntent returns the agent's intent file; nil when there is none or it
 // cannot be read, as it only spares a port.
 func (r *Runtime) readIntent(id string) *intent {
-	data, err := r.opts.StateDir.ReadFile(r.intentFile(id))
+	return r.readIntentAt(r.containerName(id))
+}
+
+// intentOf is the intent file of the agent whose container is c: under the
+// agent's name, or, until current moves it, under the old name c still
+// has. The file of an old name is read only with the container that holds
+// the name: under the old names, another agent's could have it too.
+func (r *Runtime) intentOf(id string, c *containertypes.InspectResponse) *intent {
+	if in := r.readIntent(id); in != nil {
+		return in
+	}
+	return r.readIntentAt(strings.TrimPrefix(c.Name, "/"))
+}
+
+func (r *Runtime) readIntentAt(container string) *intent {
+	data, err := r.opts.StateDir.ReadFile(intentFile(container))
 	if err != nil {
 		return nil
 	}
@@ -150,7 +175,7 @@ func (r *Runtime) readIntent(id string) *intent {
 func (r *Runtime) writeIntent(op, id string, in intent) error {
 	data, err := json.Marshal(in)
 	if err == nil {
-		err = r.opts.StateDir.WriteFile(r.intentFile(id), data)
+		err = r.opts.StateDir.WriteFile(intentFile(r.containerName(id)), data)
 	}
 	if err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "record the container about to be created")
@@ -162,10 +187,31 @@ func (r *Runtime) writeIntent(op, id string, in intent) error {
 // write of it cut short by a crash left beside it.
 func (r *Runtime) removeIntent(op, id string) error {
 	temps, _ := filepath.Glob(r.opts.StateDir.Join(recordDir, "."+r.containerName(id)+".json.tmp-*"))
-	for _, f := range append(temps, r.opts.StateDir.Join(r.intentFile(id))) {
+	for _, f := range append(temps, r.opts.StateDir.Join(intentFile(r.containerName(id)))) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 		}
+	}
+	return nil
+}
+
+// moveIntent moves the intent file of the agent's container named old to
+// the agent's name, keeping the one there if a move cut short left both.
+func (r *Runtime) moveIntent(op, id, old string) error {
+	data, err := r.opts.StateDir.ReadFile(intentFile(old))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		if _, err = r.opts.StateDir.ReadFile(intentFile(r.containerName(id))); errors.Is(err, fs.ErrNotExist) {
+			err = r.opts.StateDir.WriteFile(intentFile(r.containerName(id)), data)
+		}
+	}
+	if err == nil {
+		err = os.Remove(r.opts.StateDir.Join(intentFile(old)))
+	}
+	if err != nil {
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "move the agent's record to its container's new name %s", r.containerName(id))
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func TestRemovedContainerKeepsPort(t *testing.T) {
 	if err := rt.Deprovision(testContext(t), a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.opts.StateDir.ReadFile(rt.intentFile(a.ID)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := rt.opts.StateDir.ReadFile(intentFile(rt.containerName(a.ID))); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the intent file outlived the agent: %v", err)
 	}
 }

@@ -126,7 +126,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	defer lock.Unlock()
 
-	existing, err := r.inspect(ctx, "provision", id)
+	existing, err := r.current(ctx, "provision", id)
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
@@ -241,7 +241,7 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 		return err
 	}
 	defer lock.Unlock()
-	c, err := r.inspect(ctx, op, id)
+	c, err := r.current(ctx, op, id)
 	if err != nil {
 		return err
 	}
@@ -333,8 +333,13 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 	return r.stop(ctx, "stop", id)
 }
 
+// stop stops the agent's container, never another one of its name.
 func (r *Runtime) stop(ctx context.Context, op, id string) error {
-	return r.stopContainer(ctx, op, id, r.containerName(id))
+	c, err := r.current(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	return r.stopContainer(ctx, op, id, c.ID)
 }
 
 // stopContainer stops the agent's container named or numbered container
@@ -368,7 +373,7 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 		return agentruntime.Agent{}, err
 	}
 	a := r.agent(ctx, c)
-	if in := r.readIntent(id); in != nil && in.Creation != nil {
+	if in := r.intentOf(id, c); in != nil && in.Creation != nil {
 		a.Unclaimed = true
 	}
 	return a, nil
@@ -459,10 +464,11 @@ func (r *Runtime) listContainers(ctx context.Context, op string) ([]containertyp
 	if err != nil {
 		return nil, r.engineError(op, "", err)
 	}
-	// A container renamed aside while being replaced is not the agent.
+	// A container renamed aside while being replaced is not the agent; one
+	// under its old name is.
 	agents := res.Items[:0]
 	for _, c := range res.Items {
-		if slices.Contains(c.Names, "/"+r.containerName(c.Labels[labelAgentID])) {
+		if r.namedAsAgent(c, c.Labels[labelAgentID]) {
 			agents = append(agents, c)
 		}
 	}
@@ -478,7 +484,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err
 	}
 	defer lock.Unlock()
-	if err := r.stop(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+	// A container of another's under the agent's name is not stopped, and
+	// not removed: only those labelled as the agent's go.
+	if err := r.stop(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) && !agentruntime.IsKind(err, agentruntime.KindConflict) {
 		return err
 	}
 	// By label, so that a container renamed aside by a replace that was cut
@@ -514,13 +522,19 @@ func (r *Runtime) removeAside(ctx context.Context, op, id string) error {
 		return err
 	}
 	for _, c := range containers {
-		if !slices.Contains(c.Names, "/"+r.containerName(id)) {
+		if !r.namedAsAgent(c, id) {
 			if err := r.remove(ctx, op, id, c.ID); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// namedAsAgent reports whether c, one of agent id's containers, has the
+// agent's name or its old one.
+func (r *Runtime) namedAsAgent(c containertypes.Summary, id string) bool {
+	return slices.Contains(c.Names, "/"+r.containerName(id)) || slices.Contains(c.Names, "/"+r.oldContainerName(id))
 }
 
 // containersOf lists every container labelled as the agent's, whatever
@@ -602,9 +616,30 @@ func wasStarted(c *containertypes.InspectResponse) bool {
 }
 
 // inspect returns the agent's container, or a NotFound error that tells
-// the operator the container is gone.
+// the operator the container is gone. The container of an agent created
+// before names told scopes apart may still have its old name: it is read
+// there when it is labelled as this agent's, as under the old names
+// another agent's container could hold that name.
 func (r *Runtime) inspect(ctx context.Context, op, id string) (*containertypes.InspectResponse, error) {
-	res, err := r.cli.ContainerInspect(ctx, r.containerName(id), client.ContainerInspectOptions{})
+	c, err := r.inspectNamed(ctx, op, id, r.containerName(id))
+	old := r.oldContainerName(id)
+	if old == r.containerName(id) || !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		return c, err
+	}
+	oc, oerr := r.inspectNamed(ctx, op, id, old)
+	switch {
+	case oerr == nil:
+		return oc, nil
+	case agentruntime.IsKind(oerr, agentruntime.KindNotFound), agentruntime.IsKind(oerr, agentruntime.KindConflict):
+		return nil, err
+	default:
+		return nil, oerr
+	}
+}
+
+// inspectNamed returns the container named name when it is the agent's.
+func (r *Runtime) inspectNamed(ctx context.Context, op, id, name string) (*containertypes.InspectResponse, error) {
+	res, err := r.cli.ContainerInspect(ctx, name, client.ContainerInspectOptions{})
 	if err != nil {
 		return nil, r.engineError(op, id, err)
 	}
@@ -612,12 +647,39 @@ func (r *Runtime) inspect(ctx context.Context, op, id string) (*containertypes.I
 	if c.Config == nil || c.State == nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, nil, "the engine at %s returned an incomplete container record", r.engine.Host)
 	}
-	l := c.Config.Labels
-	if l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+	if !r.owns(c.Config.Labels, id) {
 		return nil, agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"container %q on the engine at %s was not created for this agent by terraform-provider-a2a: remove or rename it, or rename the agent",
-			r.containerName(id), r.engine.Host)
+			name, r.engine.Host)
 	}
+	return c, nil
+}
+
+// owns reports whether labels mark a container as agent id's.
+func (r *Runtime) owns(labels map[string]string, id string) bool {
+	return labels[labelManagedBy] == managedByValue && labels[labelScope] == r.opts.Scope && labels[labelAgentID] == id
+}
+
+// current is inspect for an operation that holds the agent's lock: a
+// container found under the agent's old name is given its name first, its
+// intent file moved ahead of it, so that this operation and every later one
+// find both there, and the old name is free for the agent it now names. A
+// crash leaves the container under one name or the other, either of which
+// is found, and the intent under the new name, or under both until the
+// next operation finishes the move.
+func (r *Runtime) current(ctx context.Context, op, id string) (*containertypes.InspectResponse, error) {
+	c, err := r.inspect(ctx, op, id)
+	name := r.containerName(id)
+	if err != nil || c.Name == "/"+name {
+		return c, err
+	}
+	if err := r.moveIntent(op, id, strings.TrimPrefix(c.Name, "/")); err != nil {
+		return nil, err
+	}
+	if _, err := r.cli.ContainerRename(ctx, c.ID, client.ContainerRenameOptions{NewName: name}); err != nil {
+		return nil, r.engineError(op, id, err)
+	}
+	c.Name = "/" + name
 	return c, nil
 }
 
@@ -653,7 +715,8 @@ func (r *Runtime) replace(ctx context.Context, op, id string, old *containertype
 	if wasStarted(old) {
 		want.Config.Labels[labelStarted] = "true"
 	}
-	aside := want.Name + "-replaced-" + randomSuffix()
+	// A dot, which no agent's name has, keeps it from taking another's.
+	aside := want.Name + ".replaced-" + randomSuffix()
 	if _, err := r.cli.ContainerRename(ctx, old.ID, client.ContainerRenameOptions{NewName: aside}); err != nil {
 		return "", r.engineError(op, id, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -60,8 +61,20 @@ const (
 )
 
 // containerName is deterministic per agent id so that the engine itself
-// refuses a second container for one agent.
+// refuses a second container for one agent, and no two agents of any
+// scopes share it.
 func (r *Runtime) containerName(id string) string {
+	if r.opts.Scope == DefaultScope {
+		return agentruntime.ObjectName("", id)
+	}
+	return agentruntime.ObjectName(r.opts.Scope, id)
+}
+
+// oldContainerName is the name containers had before names told scopes
+// apart, when scope "rt" with id "kube" and the default scope with id
+// "rt-kube" shared one. An agent created then keeps its container until
+// an operation holding its lock renames it (current).
+func (r *Runtime) oldContainerName(id string) string {
 	if r.opts.Scope == DefaultScope {
 		return "a2a-" + id
 	}
