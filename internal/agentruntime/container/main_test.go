@@ -69,7 +69,7 @@ func needEngine(t testing.TB) {
 }
 
 // newScope returns a scope of its own for a test, and removes every
-// container left in it when the test ends, whatever the outcome.
+// container and volume left in it when the test ends, whatever the outcome.
 func newScope(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 5)
@@ -77,7 +77,8 @@ func newScope(t testing.TB) string {
 	return cleanScope(t, "t"+hex.EncodeToString(b))
 }
 
-// cleanScope removes every container left in scope when the test ends.
+// cleanScope removes every container and volume left in scope when the
+// test ends.
 func cleanScope(t testing.TB, scope string) string {
 	t.Cleanup(func() { removeScope(t, scope) })
 	return scope
@@ -90,7 +91,8 @@ func removeScope(t testing.TB, scope string) {
 	}
 	defer func() { _ = cli.Close() }()
 	ctx := context.Background()
-	res, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", labelScope+"="+scope)})
+	inScope := client.Filters{}.Add("label", labelScope+"="+scope)
+	res, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: inScope})
 	if err != nil {
 		t.Logf("cleanup of scope %s: %v", scope, err)
 		return
@@ -98,6 +100,16 @@ func removeScope(t testing.TB, scope string) {
 	for _, c := range res.Items {
 		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
 			t.Logf("cleanup: remove container %s: %v", c.ID, err)
+		}
+	}
+	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: inScope})
+	if err != nil {
+		t.Logf("cleanup of scope %s: %v", scope, err)
+		return
+	}
+	for _, v := range vols.Items {
+		if _, err := cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{Force: true}); err != nil {
+			t.Logf("cleanup: remove volume %s: %v", v.Name, err)
 		}
 	}
 }

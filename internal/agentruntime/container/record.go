@@ -36,6 +36,9 @@ import (
 //	container under its name of before     read there; the next operation holding the agent's
 //	  (an earlier version's), intent       lock moves the intent, then renames the container
 //	  under that name, the new, or both    (a move cut short is finished then)
+//	volume of write-only values that no    removed by the next provision that creates the
+//	  container mounts (docker rm, create  container, by the removal of any of the agent's
+//	  cut short)                           containers, and by destroy
 
 // recordDir is the adapter's part of the state dir.
 const recordDir = "container/agents"

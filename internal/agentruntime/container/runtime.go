@@ -171,6 +171,11 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	var created string
 	switch {
 	case existing == nil:
+		// A container removed behind the adapter's back left its volume,
+		// and the values in it.
+		if err := r.removeOrphanedVolumes(ctx, "provision", id); err != nil {
+			return agentruntime.Agent{}, err
+		}
 		created, err = r.create(ctx, "provision", id, want)
 		if spec.CreateOnly && agentruntime.IsKind(err, agentruntime.KindConflict) {
 			// Another process created the agent since the inspect: the
@@ -500,6 +505,10 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 			return err
 		}
 	}
+	// And those a container removed behind the adapter's back left.
+	if err := r.removeOrphanedVolumes(ctx, op, id); err != nil {
+		return err
+	}
 	releasePorts(id)
 	r.releaseCreation(ctx, id)
 	// The agent is gone for good, and its lock file with it. The lock file
@@ -655,7 +664,7 @@ func (r *Runtime) inspectNamed(ctx context.Context, op, id, name string) (*conta
 	return c, nil
 }
 
-// owns reports whether labels mark a container as agent id's.
+// owns reports whether labels mark a container or volume as agent id's.
 func (r *Runtime) owns(labels map[string]string, id string) bool {
 	return labels[labelManagedBy] == managedByValue && labels[labelScope] == r.opts.Scope && labels[labelAgentID] == id
 }
@@ -683,8 +692,17 @@ func (r *Runtime) current(ctx context.Context, op, id string) (*containertypes.I
 	return c, nil
 }
 
+// create creates want, and the volume of its write-only values first.
 func (r *Runtime) create(ctx context.Context, op, id string, want client.ContainerCreateOptions) (string, error) {
+	want, volume, err := r.withSecretVolume(ctx, op, id, want)
+	if err != nil {
+		return "", err
+	}
 	res, err := r.cli.ContainerCreate(ctx, want)
+	if err != nil && volume != "" {
+		// Else the agent's next removal of orphaned volumes takes it.
+		_, _ = r.cli.VolumeRemove(ctx, volume, client.VolumeRemoveOptions{})
+	}
 	switch {
 	case err == nil:
 		return res.ID, nil
@@ -751,16 +769,18 @@ func randomSuffix() string {
 	return hex.EncodeToString(b)
 }
 
-// remove removes a container, one already gone being success. Callers stop
-// a running agent's container first; force only spares a race with the
-// engine's restart policy.
+// remove removes a container of agent id, one already gone being success,
+// and the volumes of the agent it leaves unused, its own among them.
+// Callers stop a running agent's container first; force only spares a race
+// with the engine's restart policy.
 func (r *Runtime) remove(ctx context.Context, op, id, container string) error {
-	// With its volumes: the anonymous one holds the write-only values.
+	// With its anonymous volumes, where containers made before the adapter
+	// created their volumes keep the write-only values.
 	_, err := r.cli.ContainerRemove(ctx, container, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-	if err == nil || cerrdefs.IsNotFound(err) {
-		return nil
+	if err != nil && !cerrdefs.IsNotFound(err) {
+		return r.engineError(op, id, err)
 	}
-	return r.engineError(op, id, err)
+	return r.removeOrphanedVolumes(ctx, op, id)
 }
 
 // lock gives one operation at a time on an agent, within this process and

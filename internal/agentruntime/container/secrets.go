@@ -6,10 +6,12 @@ import (
 	"context"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	containertypes "github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
@@ -18,14 +20,22 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 )
 
-// An agent's write-only values live in a file in an anonymous volume of its
-// container, mounted at secretDir, which the engine keeps across restarts
-// (a restart policy's included) and removes with the container. They are
-// neither in the container's environment nor its labels, so `docker
-// inspect` does not show them; whoever may use the engine can still read
-// the file (docker cp, docker exec), and root on the engine host can read
-// the volume's directory. A tmpfs would not outlive a restart, and engine
-// secrets need Swarm.
+// An agent's write-only values live in a file in a volume of its container,
+// mounted at secretDir, which the engine keeps across restarts (a restart
+// policy's included). They are neither in the container's environment nor
+// its labels, so `docker inspect` does not show them; whoever may use the
+// engine can still read the file (docker cp, docker exec), and root on the
+// engine host can read the volume's directory. A tmpfs would not outlive a
+// restart, and engine secrets need Swarm.
+//
+// The adapter creates the volume, one per container, labelled as the
+// agent's (Podman labels no anonymous volume), and removes it with its
+// container, and any of the agent's that no container mounts: what a
+// container removed behind the adapter's back (`docker rm`) or a create cut
+// short by a crash left, with the values in it. The next provision that
+// makes the agent's container anew, and its deprovision, remove those.
+// Containers made before volumes were the adapter's have an anonymous one,
+// which goes with them.
 const (
 	secretDir  = "/run/a2a"
 	secretName = "env.json"
@@ -37,10 +47,72 @@ const (
 var secretPath = path.Join(secretDir, secretName)
 
 // withSecrets makes the container read its write-only values from the
-// volume: the mount and the host's flag.
+// volume: the mount, whose volume create makes after the spec digest is
+// taken, so that the digest is what it was with anonymous volumes, and the
+// host's flag.
 func withSecrets(cfg *containertypes.Config, host *containertypes.HostConfig) {
 	host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Target: secretDir})
 	cfg.Cmd = append(cfg.Cmd, secretfile.Flag, secretPath)
+}
+
+// withSecretVolume creates the volume of want's write-only values,
+// labelled as agent id's, and returns want mounting it; want without such a
+// mount is returned as it is, with no volume. The engine names the volume,
+// so no other can have its name.
+func (r *Runtime) withSecretVolume(ctx context.Context, op, id string, want client.ContainerCreateOptions) (client.ContainerCreateOptions, string, error) {
+	i := slices.IndexFunc(want.HostConfig.Mounts, func(m mount.Mount) bool {
+		return m.Type == mount.TypeVolume && m.Target == secretDir && m.Source == ""
+	})
+	if i < 0 {
+		return want, "", nil
+	}
+	res, err := r.cli.VolumeCreate(ctx, client.VolumeCreateOptions{Labels: map[string]string{
+		labelManagedBy: managedByValue, labelScope: r.opts.Scope, labelAgentID: id,
+	}})
+	if err != nil {
+		return want, "", r.engineError(op, id, err)
+	}
+	host := *want.HostConfig
+	host.Mounts = slices.Clone(host.Mounts)
+	host.Mounts[i].Source = res.Volume.Name
+	want.HostConfig = &host
+	return want, res.Volume.Name, nil
+}
+
+// removeOrphanedVolumes removes the agent's volumes that none of its
+// containers mounts, holding write-only values no one reads any more. Only
+// volumes labelled as the agent's go, and the engine refuses to remove one
+// in use; the agent's lock keeps its own creations out of the way.
+func (r *Runtime) removeOrphanedVolumes(ctx context.Context, op, id string) error {
+	res, err := r.cli.VolumeList(ctx, client.VolumeListOptions{Filters: client.Filters{}.
+		Add("label", labelManagedBy+"="+managedByValue, labelScope+"="+r.opts.Scope, labelAgentID+"="+id)})
+	if err != nil {
+		return r.engineError(op, id, err)
+	}
+	containers, err := r.containersOf(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	mounted := map[string]bool{}
+	for _, c := range containers {
+		for _, m := range c.Mounts {
+			mounted[m.Name] = true
+		}
+	}
+	for _, v := range res.Items {
+		if mounted[v.Name] || !r.owns(v.Labels, id) {
+			continue
+		}
+		_, err := r.cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{})
+		switch {
+		case err == nil, cerrdefs.IsNotFound(err):
+		case cerrdefs.IsConflict(err):
+			// Mounted by a container that is not the agent's.
+		default:
+			return r.engineError(op, id, err)
+		}
+	}
+	return nil
 }
 
 // writeSecrets puts values into the volume of container containerID. The
