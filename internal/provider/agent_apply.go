@@ -100,9 +100,10 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if agentruntime.IsKind(err, agentruntime.KindDamaged) && !state.Config.IsNull() {
+	if agentruntime.IsKind(err, agentruntime.KindDamaged) && !importing(state) {
 		// Forgetting the config makes the plan provision the agent again
-		// from its declared config, which mends it.
+		// from its declared config, which mends it. A state saved by a
+		// refresh alone has forgotten it already, and reads the same.
 		resp.Diagnostics.AddWarning("Agent "+id+" is damaged; apply provisions it again", agentruntime.Detail(err))
 		state.Config = types.StringNull()
 		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
@@ -231,6 +232,10 @@ func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	crashpoint.Hit("provider-delete-deprovisioned")
 	tflog.Info(ctx, "deprovisioned agent", map[string]any{"agent_id": id})
 }
+
+// importing reports whether state is what an import begins with: the id,
+// and nothing the provider has read yet.
+func importing(state agentModel) bool { return state.Config.IsNull() && state.Name.IsNull() }
 
 // statePersister is the part of a response state that startAndSave writes.
 type statePersister interface {

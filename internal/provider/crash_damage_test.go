@@ -79,6 +79,28 @@ func TestAccCrash_recordDamage(t *testing.T) {
 	}
 }
 
+// TestAccCrash_damageSeenByARefresh: a refresh that saves its state
+// (apply -refresh-only) records a damaged agent as needing to be
+// provisioned again; every later plan, apply and destroy reads it so too,
+// rather than failing on it.
+func TestAccCrash_damageSeenByARefresh(t *testing.T) {
+	requireAcc(t)
+	for _, then := range []string{"apply", "destroy"} {
+		t.Run(then, func(t *testing.T) {
+			w := newCrashWorld(t)
+			w.declare("first", crashAgents...)
+			w.converge()
+			recordDamage["record invalid"](t, w.stateDir, w.agentID(crashAgents[0]))
+			w.mustSucceed("apply", "-refresh-only", "-auto-approve", "-input=false")
+			w.mustSucceed("plan", "-input=false")
+			if then == "apply" {
+				w.converge()
+			}
+			w.destroyed()
+		})
+	}
+}
+
 // TestAccCrash_stateDirMoved moves the state dir away while its agents
 // run. Pointed at the old path, the provider must not start duplicates
 // there: it says which agents still run and how to adopt or stop them.
