@@ -4,7 +4,8 @@
 // recovers. A2A_CRASH_AT is "<point>" (the first time the point is
 // reached) or "<point>:<n>" (the n-th time). Unset, a point costs a string
 // comparison. Points are named "<component>-<operation>-<moment>", such as
-// "local-start-spawned".
+// "local-start-spawned". Only a test binary crashes: in the provider as
+// released, A2A_CRASH_AT does nothing.
 package crashpoint
 
 import (
@@ -13,15 +14,24 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"testing"
 )
 
 // EnvVar names the point to crash at.
 const EnvVar = "A2A_CRASH_AT"
 
 var (
-	target, nth = parse(os.Getenv(EnvVar))
+	target, nth = armed()
 	hits        atomic.Int64
 )
+
+// armed reads the point to crash at, in a test binary only.
+func armed() (string, int64) {
+	if !testing.Testing() {
+		return "", 0
+	}
+	return parse(os.Getenv(EnvVar))
+}
 
 func parse(v string) (string, int64) {
 	name, count, found := strings.Cut(v, ":")
@@ -36,7 +46,7 @@ func parse(v string) (string, int64) {
 // when point is the one A2A_CRASH_AT names and has now been reached the
 // asked number of times.
 func Hit(point string) {
-	if point != target || hits.Add(1) != nth {
+	if target == "" || point != target || hits.Add(1) != nth {
 		return
 	}
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -1,0 +1,14 @@
+// Command survivor reaches a crash point, as the provider does, and says
+// it went on: built as a program, not as a test, it must never crash.
+package main
+
+import (
+	"fmt"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
+)
+
+func main() {
+	crashpoint.Hit("release-point")
+	fmt.Println("survived")
+}
