@@ -101,11 +101,15 @@ const (
 	DefaultTaskRetention      = time.Hour
 )
 
-// Tasks bounds the tasks the host keeps in memory for GetTask and
-// ListTasks: the least recently updated finished ones go first.
+// Tasks bounds the tasks the host keeps for GetTask and ListTasks (the
+// least recently updated finished ones go first) and says where it keeps
+// them: in its memory, or in the PostgreSQL database Store names, which
+// every host of the agent shares.
 type Tasks struct {
 	MaxCount  int    `toml:"max_count"`
 	Retention string `toml:"retention"`
+	// Store is a PostgreSQL connection string; empty keeps tasks in memory.
+	Store string `toml:"store"`
 }
 
 // RetentionDuration is Retention parsed; validation has checked it.

@@ -60,6 +60,9 @@ func (c *Config) validate() error {
 	if d, err := time.ParseDuration(c.Tasks.Retention); err != nil || d <= 0 {
 		add("tasks.retention", fmt.Sprintf("tasks.retention %q is not a positive duration such as \"30m\" or \"24h\"", c.Tasks.Retention))
 	}
+	if problem := checkTaskStore(c.Tasks.Store); problem != "" {
+		add("tasks.store", problem)
+	}
 
 	c.validateRuntime(add)
 	switch c.Handler.Type {
