@@ -22,14 +22,21 @@ const bearerRealm = "a2a"
 // checkBearerToken refuses a bearer token written as a variable reference
 // that expanded to nothing: the host would then serve without
 // authentication and the card advertise no security, though the config
-// asked for a token. Only the reference is quoted, never a token.
+// asked for a token.
 func checkBearerToken(written, expanded string) error {
+	return checkNotEmptied("[auth] bearer_token", written, expanded, "an empty token, which would turn authentication off",
+		"the token", "remove bearer_token to serve without authentication")
+}
+
+// checkNotEmptied refuses a value written as a variable reference that
+// expanded to nothing, saying what that would do and what to set instead.
+// Only the reference is quoted, never a value.
+func checkNotEmptied(key, written, expanded, emptied, wanted, otherwise string) error {
 	if expanded != "" || !agentconfig.HasReference(written) {
 		return nil
 	}
 	vars := strings.Join(agentconfig.References([]byte(written)), ", ")
-	return fmt.Errorf("[auth] bearer_token %q expands to an empty token, which would turn authentication off: "+
-		"set %s to the token in the agent's environment, or remove bearer_token to serve without authentication", written, vars)
+	return fmt.Errorf("%s %q expands to %s: set %s to %s in the agent's environment, or %s", key, written, emptied, vars, wanted, otherwise)
 }
 
 // bearerAuth lets a request through only when it carries the token as

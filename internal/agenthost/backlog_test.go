@@ -123,7 +123,7 @@ func TestTaskStoreKeepsUnfinishedTasks(t *testing.T) {
 		return err == nil
 	}
 
-	endOld, err := store.run("old", true)
+	old, err := store.run(ctx, "old", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestTaskStoreKeepsUnfinishedTasks(t *testing.T) {
 	if err := create("idle", a2a.TaskStateInputRequired); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.run("third", true); err == nil || !strings.Contains(err.Error(), "full of unfinished tasks") {
+	if _, err := store.run(ctx, "third", true); err == nil || !strings.Contains(err.Error(), "full of unfinished tasks") {
 		t.Fatalf("a third task with two unfinished kept: %v, want the store full of unfinished tasks", err)
 	}
 	if err := create("third", a2a.TaskStateSubmitted); err == nil || !errors.Is(err, a2a.ErrInternalError) {
@@ -152,7 +152,7 @@ func TestTaskStoreKeepsUnfinishedTasks(t *testing.T) {
 	if !kept("old") || kept("third") {
 		t.Errorf("after the retention: kept old %v, third %v; want the running one kept, the other dropped", kept("old"), kept("third"))
 	}
-	endOld()
+	old.end()
 	if kept("old") {
 		t.Errorf("a task past the retention is kept after its execution ended")
 	}

@@ -66,6 +66,7 @@ type Options struct {
 type Host struct {
 	server   *http.Server
 	listener net.Listener
+	tasks    taskStorage
 	endpoint string
 	cardURL  string
 	logger   *slog.Logger
@@ -95,14 +96,21 @@ func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, e
 			return nil, &configError{err}
 		}
 	}
+	logger := slog.New(slog.NewTextHandler(opts.Redact.Writer(logOutput(opts)), nil))
+	tasks, err := openTaskStorage(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(cfg.ListenHost(), strconv.Itoa(cfg.Server.HTTPPort)))
 	if err != nil {
+		_ = tasks.close(ctx)
 		return nil, fmt.Errorf("listen for agent %s: %w", cfg.ID(), err)
 	}
-	h, err := newHost(cfg, agent, ln, opts)
+	h, err := newHost(cfg, agent, tasks, ln, logger, opts)
 	if err != nil {
 		_ = ln.Close()
+		_ = tasks.close(ctx)
 		return nil, &configError{err}
 	}
 	go h.serve()
@@ -110,13 +118,16 @@ func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, e
 	return h, nil
 }
 
-func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listener, opts Options) (*Host, error) {
-	out := opts.Log
-	if out == nil {
-		out = io.Discard
+// logOutput is where the host writes its log.
+func logOutput(opts Options) io.Writer {
+	if opts.Log == nil {
+		return io.Discard
 	}
-	out = opts.Redact.Writer(out)
-	logger := slog.New(slog.NewTextHandler(out, nil))
+	return opts.Log
+}
+
+func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, tasks taskStorage, ln net.Listener, logger *slog.Logger, opts Options) (*Host, error) {
+	out := opts.Redact.Writer(logOutput(opts))
 
 	// The endpoint is worked out as internal/card does offline, with the
 	// port actually bound, so a host on a free port advertises that one.
@@ -133,13 +144,13 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 	}
 	cardURL := card.CardURL(endpoint)
 
-	tasks := newTaskStore(cfg.Tasks.MaxCount, cfg.Tasks.RetentionDuration())
 	handler := a2asrv.NewHandler(tracked{AgentExecutor: agent, store: tasks},
 		a2asrv.WithCapabilityChecks(&capabilities),
 		a2asrv.WithTaskStore(tasks),
-		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, terminalSubscriptions{store: tasks}),
+		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, terminalSubscriptions{store: tasks}, elsewhereGuard{store: tasks}),
 		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
 	)
+	followAcrossHosts(handler, tasks)
 	var auth *bearerAuth
 	if token := cfg.Auth.BearerToken; token != "" {
 		auth = newBearerAuth(token)
@@ -158,6 +169,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, ln net.Listene
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		},
 		listener: netutil.LimitListener(ln, maxConnections),
+		tasks:    tasks,
 		endpoint: endpoint,
 		cardURL:  cardURL,
 		logger:   logger,
@@ -260,6 +272,13 @@ func (h *Host) Shutdown(ctx context.Context) error {
 		}
 	}
 	<-h.done
+	// The store settles the tasks still worked on even when the calls
+	// used up the deadline.
+	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+	defer cancel()
+	if err := h.tasks.close(storeCtx); err != nil {
+		h.logger.Warn(err.Error())
+	}
 	h.logger.Info("agent host stopped")
 	return h.serveErr
 }

@@ -111,7 +111,7 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	writtenToken := cfg.Auth.BearerToken
+	writtenToken, writtenStore := cfg.Auth.BearerToken, cfg.Tasks.Store
 	if *envFile != "" {
 		values, err := secretfile.Read(*envFile)
 		if err != nil {
@@ -123,6 +123,10 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if err := checkBearerToken(writtenToken, cfg.Auth.BearerToken); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if err := checkNotEmptied("[tasks] store", writtenStore, cfg.Tasks.Store, "an empty connection string, which would keep the tasks "+
+		"in this host's memory, unseen by the agent's other replicas", "the connection string", "remove store to keep tasks in memory"); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	if set["host"] {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -82,7 +83,7 @@ func caller(ctx context.Context) string {
 }
 
 func (s *taskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
-	entry, err := s.entryFor(task, caller(ctx))
+	entry, err := encodeTask(task, caller(ctx), s.now())
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -94,7 +95,7 @@ func (s *taskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 	if s.reserved[task.ID] {
 		delete(s.reserved, task.ID) // its place was kept when its execution began
 	} else if !s.makeRoomLocked() {
-		return taskstore.TaskVersionMissing, s.fullError()
+		return taskstore.TaskVersionMissing, storeFullError(s.maxTasks)
 	}
 	entry.version = 1
 	s.tasks[task.ID] = s.order.PushBack(entry)
@@ -102,7 +103,7 @@ func (s *taskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskV
 }
 
 func (s *taskStore) Update(ctx context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
-	entry, err := s.entryFor(req.Task, caller(ctx))
+	entry, err := encodeTask(req.Task, caller(ctx), s.now())
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
 	}
@@ -148,23 +149,9 @@ func (s *taskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTa
 // time. The page token is the position of the last task of the previous
 // page, so tasks added meanwhile neither repeat nor shift a page.
 func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
-	pageSize := req.PageSize
-	switch {
-	case pageSize == 0:
-		pageSize = defaultPageSize
-	case pageSize < 1 || pageSize > maxPageSize:
-		return nil, fmt.Errorf("%w: pageSize must be between 1 and %d, got %d", a2a.ErrInvalidParams, maxPageSize, pageSize)
-	}
-	if req.HistoryLength != nil && *req.HistoryLength < 0 {
-		return nil, fmt.Errorf("%w: historyLength must not be negative, got %d", a2a.ErrInvalidParams, *req.HistoryLength)
-	}
-	var after *cursor
-	if req.PageToken != "" {
-		c, err := parseCursor(req.PageToken)
-		if err != nil {
-			return nil, err
-		}
-		after = &c
+	pageSize, after, err := readListRequest(req)
+	if err != nil {
+		return nil, err
 	}
 
 	owner := caller(ctx)
@@ -198,65 +185,115 @@ func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 		if err != nil {
 			return nil, err
 		}
-		trimHistory(task, req.HistoryLength)
-		if !req.IncludeArtifacts {
-			task.Artifacts = nil
-		}
-		out.Tasks = append(out.Tasks, task)
+		out.Tasks = append(out.Tasks, listed(task, req))
 	}
 	return out, nil
 }
 
+// readListRequest checks a ListTasks request and returns its page size and
+// the position its page starts after (nil for the first page).
+func readListRequest(req *a2a.ListTasksRequest) (pageSize int, after *cursor, err error) {
+	pageSize = req.PageSize
+	switch {
+	case pageSize == 0:
+		pageSize = defaultPageSize
+	case pageSize < 1 || pageSize > maxPageSize:
+		return 0, nil, fmt.Errorf("%w: pageSize must be between 1 and %d, got %d", a2a.ErrInvalidParams, maxPageSize, pageSize)
+	}
+	if req.HistoryLength != nil && *req.HistoryLength < 0 {
+		return 0, nil, fmt.Errorf("%w: historyLength must not be negative, got %d", a2a.ErrInvalidParams, *req.HistoryLength)
+	}
+	if req.PageToken != "" {
+		c, err := parseCursor(req.PageToken)
+		if err != nil {
+			return 0, nil, err
+		}
+		after = &c
+	}
+	return pageSize, after, nil
+}
+
+// listed is a task as ListTasks shows it: its history trimmed to what the
+// request asks for, its artifacts only if asked for.
+func listed(task *a2a.Task, req *a2a.ListTasksRequest) *a2a.Task {
+	trimHistory(task, req.HistoryLength)
+	if !req.IncludeArtifacts {
+		task.Artifacts = nil
+	}
+	return task
+}
+
 // run tells the store an execution begins working on a task, new when it
-// is not stored yet, and returns what to call when the execution ends. A
-// new task gets its place now, before the executor does anything for it,
-// or is refused with an error saying the store is full of unfinished
-// tasks. Refusing it when its first event is stored would come too late:
-// by then the executor may have started its work.
-func (s *taskStore) run(id a2a.TaskID, isNew bool) (end func(), err error) {
+// is not stored yet (see taskStorage). A new task gets its place now,
+// before the executor does anything for it, or is refused with an error
+// saying the store is full of unfinished tasks. Refusing it when its first
+// event is stored would come too late: by then the executor may have
+// started its work.
+func (s *taskStore) run(_ context.Context, id a2a.TaskID, isNew bool) (*execution, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if isNew {
 		if !s.makeRoomLocked() {
-			return nil, s.fullError()
+			return nil, storeFullError(s.maxTasks)
 		}
 		s.reserved[id] = true
 	}
 	s.running[id] = true
-	return func() {
+	return &execution{end: func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		delete(s.running, id)
 		delete(s.reserved, id)
-	}, nil
+	}}, nil
 }
 
-// tracked is an executor whose executions the store knows of (see run).
+// tracked is an executor whose executions the store knows of (see run). A
+// task canceled on another host of the agent while this one works on it
+// stops here too: its work is canceled, and a canceled status ends the
+// execution, which the SDK settles with the state the store holds.
 type tracked struct {
 	a2asrv.AgentExecutor
-	store *taskStore
+	store taskStorage
 }
 
 func (e tracked) Execute(ctx context.Context, execCtx *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		end, err := e.store.run(execCtx.TaskID, execCtx.StoredTask == nil)
+		run, err := e.store.run(ctx, execCtx.TaskID, execCtx.StoredTask == nil)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		defer end()
+		defer run.end()
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		var canceledElsewhere atomic.Bool
+		if run.canceled != nil {
+			go func() {
+				select {
+				case <-run.canceled:
+					canceledElsewhere.Store(true)
+					stop()
+				case <-ctx.Done():
+				}
+			}()
+		}
 		for event, err := range e.AgentExecutor.Execute(ctx, execCtx) {
 			if !yield(event, err) {
 				return
 			}
 		}
+		if canceledElsewhere.Load() {
+			yield(a2a.NewStatusUpdateEvent(execCtx, a2a.TaskStateCanceled, nil), nil)
+		}
 	}
 }
 
-func (s *taskStore) fullError() error {
+// storeFullError refuses a new task when every one of the max places holds
+// an unfinished task.
+func storeFullError(max int) error {
 	return a2a.NewError(a2a.ErrInternalError, fmt.Sprintf("the task store is full of unfinished tasks: all %d places ([tasks] max_count) "+
 		"hold tasks still running or not finished, which are never dropped; send this message again once some finish, or raise [tasks] max_count",
-		s.maxTasks))
+		max))
 }
 
 // dropExpiredLocked drops the tasks not updated within maxAge but those an
@@ -297,11 +334,12 @@ func (s *taskStore) removeLocked(el *list.Element) {
 	s.order.Remove(el)
 }
 
-func (s *taskStore) entryFor(task *a2a.Task, owner string) (*storedTask, error) {
+// encodeTask is task as the stores keep it: a private copy, stamped with
+// now when its status has no timestamp, so that it sorts where it belongs.
+func encodeTask(task *a2a.Task, owner string, now time.Time) (*storedTask, error) {
 	if task == nil || task.ID == "" || task.ContextID == "" {
 		return nil, fmt.Errorf("%w: a stored task needs an id and a context id", a2a.ErrInternalError)
 	}
-	now := s.now()
 	status := now
 	if task.Status.Timestamp != nil {
 		status = *task.Status.Timestamp
@@ -392,7 +430,7 @@ func parseCursor(token string) (cursor, error) {
 // more, and the message as invalid params.
 type terminalSubscriptions struct {
 	a2asrv.PassthroughCallInterceptor
-	store *taskStore
+	store taskStorage
 }
 
 func (s terminalSubscriptions) Before(ctx context.Context, callCtx *a2asrv.CallContext, req *a2asrv.Request) (context.Context, any, error) {
