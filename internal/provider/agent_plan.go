@@ -246,6 +246,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		plan.ID = types.StringValue(cfg.ID())
 		plan.Name = types.StringValue(cfg.Agent.Name)
 		plan.ConfigSHA256 = types.StringValue(agentconfig.Digest(raw))
+		diags.Append(taskStoreWarning(cfg, replicasOf(plan))...)
 	}
 	if cfg != nil && rt != nil && (prior == nil || prior.ID.ValueString() != cfg.ID()) {
 		diags.Append(checkIDFree(ctx, rt, cfg)...)
