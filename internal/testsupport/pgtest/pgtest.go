@@ -138,8 +138,15 @@ func (s *Server) DSN(host, database string) string {
 }
 
 // NewDatabase creates an empty database for the test, dropped when it
-// ends, and returns its connection string.
+// ends, and returns its connection string over loopback.
 func (s *Server) NewDatabase(t testing.TB) string {
+	t.Helper()
+	return s.DSN("", s.CreateDatabase(t))
+}
+
+// CreateDatabase creates an empty database for the test, dropped when it
+// ends, and returns its name, for DSN.
+func (s *Server) CreateDatabase(t testing.TB) string {
 	t.Helper()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -152,7 +159,7 @@ func (s *Server) NewDatabase(t testing.TB) string {
 			t.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	return s.DSN("", name)
+	return name
 }
 
 // admin runs sql on the server's postgres database.
