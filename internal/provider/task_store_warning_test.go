@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
@@ -56,4 +58,19 @@ func TestTaskStoreWarning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTaskStorePasswordRefusedAtPlan: terraform plan refuses an agent
+// whose [tasks] store writes its password literally, naming where the config
+// says it.
+func TestTaskStorePasswordRefusedAtPlan(t *testing.T) {
+	acc := newAccTest(t)
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      acc.agent("[agent]\nname = \"Leaky Store\"\n[tasks]\nstore = \"postgres://tasks:hunter2-5c1a@db.example.com/tasks\""),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)line 4, column 1: ` + wordsPattern("tasks.store writes the database password literally in the URL")),
+		}},
+	})
 }
