@@ -2,7 +2,9 @@ package pgtest
 
 import (
 	"context"
+	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -55,5 +57,23 @@ func TestStopRemovesTheServer(t *testing.T) {
 	if conn, err := pgx.Connect(context.Background(), dsn); err == nil {
 		_ = conn.Close(context.Background())
 		t.Errorf("a stopped server took a login")
+	}
+}
+
+// TestMissingBinariesSkip: without the server binaries a test is skipped
+// with one line naming the package to install, when CI does not require
+// PostgreSQL.
+func TestMissingBinariesSkip(t *testing.T) {
+	t.Setenv(RequireEnv, "")
+	var skipped bool
+	var message string
+	t.Run("without binaries", func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		err := missingBinaries{errors.New(`exec: "initdb": executable file not found in $PATH`)}
+		message = err.Error()
+		fail(t, err)
+	})
+	if !skipped || strings.Contains(message, "\n") || !strings.Contains(message, "install the Debian package postgresql") {
+		t.Errorf("skipped %v with %q, want a skip of one line naming the package", skipped, message)
 	}
 }
