@@ -27,7 +27,6 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
 )
 
 // pluginCookie is what Terraform sets in the environment of a provider
@@ -70,33 +69,14 @@ func (w *crashWorld) container() bool { return w.adapterBlock != "" }
 
 func newCrashWorld(t *testing.T) *crashWorld {
 	t.Helper()
-	requireTerraform(t)
 	root := t.TempDir()
-	bin := filepath.Join(root, "bin")
-	// The plugin process packs its own executable into the container
-	// adapter's base image, so it must be static.
-	exe, err := staticself.Path()
-	if err != nil {
-		t.Fatal(err)
-	}
 	suffix := make([]byte, 3)
 	_, _ = rand.Read(suffix)
 	w := &crashWorld{t: t, work: filepath.Join(root, "work"), stateDir: filepath.Join(root, "state"), suffix: hex.EncodeToString(suffix)}
-	for _, dir := range []string{bin, w.work} {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(exe, filepath.Join(bin, "terraform-provider-a2a")); err != nil {
+	if err := os.MkdirAll(w.work, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	rc := filepath.Join(root, "terraformrc")
-	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n  }\n  direct {}\n}\n", Address, bin)
-	if err := os.WriteFile(rc, []byte(overrides), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_DATA_DIR="+filepath.Join(root, "tfdata"),
-		"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", crashpoint.EnvVar+"=")
+	w.env = devProvider(t, root)
 	t.Cleanup(w.cleanup)
 	return w
 }
@@ -126,29 +106,11 @@ func (w *crashWorld) agentID(n string) string { return agentconfig.Slug(w.agentN
 // environment, and returns its output and exit code.
 func (w *crashWorld) terraform(extraEnv []string, args ...string) (string, int) {
 	w.t.Helper()
-	cmd, out := w.command(extraEnv, args...)
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return out.String(), 0
-	case errors.As(err, &exit):
-		return out.String(), exit.ExitCode()
-	}
-	w.t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
-	return "", 0
+	return terraformIn(w.t, append(slices.Clone(w.env), extraEnv...), w.work, args...)
 }
 
 func (w *crashWorld) command(extraEnv []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	w.t.Cleanup(cancel)
-	args = append([]string{"-chdir=" + w.work, args[0], "-no-color"}, args[1:]...)
-	cmd := exec.CommandContext(ctx, "terraform", args...)
-	cmd.Env = append(slices.Clone(w.env), extraEnv...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return cmd, &out
+	return terraformCommand(w.t, append(slices.Clone(w.env), extraEnv...), w.work, args...)
 }
 
 // mustSucceed runs a terraform command that must succeed.
