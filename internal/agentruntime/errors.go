@@ -53,7 +53,10 @@ type Error struct {
 	Msg  string
 	// Vars names every offending variable of a KindDisallowedEnv error.
 	Vars []string
-	Err  error
+	// Setting names the provider block setting at fault, such as
+	// container.base_image, when the error concerns no agent's config.
+	Setting string
+	Err     error
 }
 
 func newError(kind Kind, op, id, msg string, cause error) *Error {
@@ -119,6 +122,16 @@ func Detail(err error) string {
 		return e.Detail()
 	}
 	return err.Error()
+}
+
+// SettingOf is the provider block setting err concerns, or empty when it
+// concerns none.
+func SettingOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Setting
+	}
+	return ""
 }
 
 func (e *Error) Unwrap() error { return e.Err }

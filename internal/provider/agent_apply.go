@@ -64,6 +64,11 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	case agentruntime.IsKind(err, agentruntime.KindUnmanaged):
 		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent runs unmanaged", agentruntime.Detail(err))
 		return
+	case agentruntime.IsKind(err, agentruntime.KindBackend):
+		// The runtime could not do it (an engine or registry that does not
+		// answer): no fault of the config.
+		resp.Diagnostics.AddError("Cannot create agent "+id, agentruntime.Detail(err))
+		return
 	case err != nil:
 		resp.Diagnostics.Append(configDiags(err, allow)...)
 		return

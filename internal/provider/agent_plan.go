@@ -412,7 +412,8 @@ func serverChanged(priorConfig types.String, cfg *agentconfig.Config) bool {
 }
 
 // configDiags turns a config or runtime error into diagnostics on the config
-// attribute, one per located problem.
+// attribute, one per located problem; an error about a provider block
+// setting is the provider's, not the config's.
 func configDiags(err error, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
 	var diags diag.Diagnostics
 	at := path.Root("config")
@@ -424,6 +425,12 @@ func configDiags(err error, allow *agentruntime.EnvAllowlist) diag.Diagnostics {
 		return diags
 	}
 	detail := agentruntime.Detail(err)
+	if setting := agentruntime.SettingOf(err); setting != "" {
+		// Not the agent's config: a setting of the provider block, which a
+		// resource's diagnostic cannot point at, so the detail names it.
+		diags.AddError("The provider block's "+setting+" cannot be used", detail)
+		return diags
+	}
 	if agentruntime.IsKind(err, agentruntime.KindDisallowedEnv) {
 		if allow != nil {
 			detail += fmt.Sprintf(" If this same change adds them to env allowlist %q, set env_allowlist to its "+

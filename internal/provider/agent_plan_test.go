@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/memory"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
@@ -206,6 +208,9 @@ func TestChangeOf(t *testing.T) {
 func TestConfigDiags(t *testing.T) {
 	_, parseErr := agentconfig.Parse([]byte("[agent]\nname = \"x\"\nbogus = 1\n"))
 	_, envErr := agentruntime.CheckEnv(&agentruntime.EnvAllowlist{Name: "team"}, nil, []byte("x = \"${SECRET_A}\""))
+	baseImageErr := agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
+		`image "a2a:typo" is not on the engine; it is the provider block's base_image (provider "a2a" { container { base_image = "a2a:typo" } })`)
+	baseImageErr.Setting = container.BaseImageSetting
 	tests := []struct {
 		name       string
 		err        error
@@ -216,6 +221,7 @@ func TestConfigDiags(t *testing.T) {
 		{"disallowed names the variable", envErr, nil, "SECRET_A"},
 		{"disallowed with allowlist hints at ordering", envErr, &agentruntime.EnvAllowlist{Name: "team"}, `adds them to env allowlist "team"`},
 		{"other runtime errors pass through", agentruntime.Unsupported("check", "x", "use the container adapter"), nil, "use the container adapter"},
+		{"a provider setting's error names the setting", baseImageErr, nil, `provider "a2a" { container { base_image = "a2a:typo" } }`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -229,6 +235,11 @@ func TestConfigDiags(t *testing.T) {
 			// The runtime's internal operation names mean nothing to an operator.
 			if got := diags[0].Detail(); strings.HasPrefix(got, "check") {
 				t.Errorf("detail %q starts with the runtime's operation name", got)
+			}
+			// Only a problem of the config is the config's.
+			_, onConfig := diags[0].(diag.DiagnosticWithPath)
+			if blamesSetting := agentruntime.SettingOf(tt.err) != ""; onConfig == blamesSetting {
+				t.Errorf("diagnostic %q is on the config attribute: %v, want %v", diags[0].Summary(), onConfig, !blamesSetting)
 			}
 		})
 	}

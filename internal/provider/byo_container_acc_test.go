@@ -133,3 +133,23 @@ func TestAccBYOAgent_containerMissingImage(t *testing.T) {
 		Steps:                    failedCreateSteps(t, config, `(?s)`+regexp.QuoteMeta(image)+`.*is\s+not\s+on\s+the\s+container\s+engine`, c.checkNothingKept),
 	})
 }
+
+// TestAccContainerAgent_missingBaseImage: a base_image the engine lacks,
+// such as a mistyped one, fails the plan blaming the provider block's
+// base_image, never the agent's config, and says it is never pulled.
+func TestAccContainerAgent_missingBaseImage(t *testing.T) {
+	c := newContainerAccTest(t)
+	name, _ := c.agentName("Ctr Missing Base")
+	image := "terraform-provider-a2a:typo-" + c.suffix
+	c.adapterBlock = fmt.Sprintf("  container {\n    base_image = %q\n  }\n", image)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             c.checkNoContainers,
+		Steps: []resource.TestStep{{
+			Config:   c.agent(fmt.Sprintf("[agent]\nname = %q\n", name)),
+			PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)The provider block's container.base_image cannot be used.*` + regexp.QuoteMeta(image) +
+				`.*is\s+not\s+on\s+the\s+container\s+engine.*provider\s+"a2a"\s+\{\s+container\s+\{\s+base_image.*never\s+pulls.*docker\s+build\s+-t`),
+		}},
+	})
+}

@@ -108,8 +108,12 @@ func containerBlock() schema.Block {
 			},
 			"base_image": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Image that runs agents whose config names no `[runtime] image`. Default: an image " +
-					"built from the provider's own executable when absent, tagged with the provider version; no registry is needed.",
+				MarkdownDescription: "Image that runs agents whose config names no `[runtime] image`. It is never pulled: " +
+					"put it on the engine first (`docker pull`, `docker load -i <archive>`, or `docker build -t <image> <directory>` " +
+					"against that engine); plan fails, naming it, while the engine lacks it. Default: an image built from the " +
+					"provider's own executable when absent, `terraform-provider-a2a:<version>` (`terraform-provider-a2a:dev-<digest>` " +
+					"for a build from source); no registry is needed. The images it builds stay on the engine after `terraform destroy`: " +
+					"[Base images](#base-images) says how to remove them.",
 				Validators: []validator.String{imageValidator()},
 			},
 			"advertise_host": schema.StringAttribute{

@@ -235,29 +235,6 @@ func TestRestartPolicy(t *testing.T) {
 	}
 }
 
-func TestImageMissing(t *testing.T) {
-	absent := "a2a-test-absent:" + newScope(t)
-	tests := []struct {
-		name string
-		opts func(*Options)
-		cfg  []byte
-	}{
-		{"runtime image", func(*Options) {}, agentConfig("Own Image", "[runtime]", `image = "`+absent+`"`, `pull = "never"`)},
-		{"base image", func(o *Options) { o.BaseImage = absent }, agentConfig("Base Image")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opts := testOptions(t, newScope(t))
-			tt.opts(&opts)
-			rt := newRuntime(t, opts)
-			_, err := rt.Provision(testContext(t), agentruntime.Spec{Config: tt.cfg})
-			if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), absent) || !strings.Contains(err.Error(), "docker load") {
-				t.Errorf("Provision with a missing image = %v, want invalid config naming %s and docker load", err, absent)
-			}
-		})
-	}
-}
-
 func TestPortTaken(t *testing.T) {
 	ctx := testContext(t)
 	var lc net.ListenConfig

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/distribution/reference"
 	"github.com/moby/moby/api/types/registry"
 	"github.com/moby/moby/client"
@@ -71,11 +74,76 @@ func (r *Runtime) ensureImage(ctx context.Context, ref, policy, namedBy string) 
 		err = res.Wait(ctx)
 	}
 	if err != nil {
-		return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", err,
-			"pull image %q (named by %s) to the engine at %s: check the name, and log in to its registry with `docker login` on this machine",
-			ref, namedBy, r.engine.Host)
+		return r.pullFailed(ref, namedBy, err)
 	}
 	return nil
+}
+
+// pullFailed tells an image its registry lacks, or refuses to give, from a
+// registry the engine cannot reach, each with what to do about it.
+func (r *Runtime) pullFailed(ref, namedBy string, err error) error {
+	registry := registryOf(ref)
+	const op = "provision"
+	switch {
+	case client.IsErrConnectionFailed(err):
+		return r.engineError(op, "", err)
+	case pullNotFound(err):
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
+			"the registry %s has no image %q (named by %s), or does not show a private one to this engine: check the "+
+				"name and tag, and for a private image log in with `docker login %s` on this machine, whose credentials "+
+				"the provider passes to the engine", registry, ref, namedBy, registry)
+	case pullDenied(err):
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
+			"the registry %s refused to let the engine pull %q (named by %s): log in with `docker login %s` on this "+
+				"machine, whose credentials the provider passes to the engine, as an account that may read the image",
+			registry, ref, namedBy, registry)
+	case registryUnreachable(err):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, "", err,
+			"the container engine at %s cannot reach the registry %s to pull %q (named by %s); logging in would not "+
+				"help: check that the engine's host resolves and reaches the registry (DNS, proxy, firewall), or put the "+
+				"image on the engine another way (`docker load -i <archive>`) and set pull = \"never\"",
+			r.engine.Host, registry, ref, namedBy)
+	default:
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
+			"the container engine at %s could not pull %q (named by %s) from %s: check the name, and for a private "+
+				"image log in with `docker login %s` on this machine", r.engine.Host, ref, namedBy, registry, registry)
+	}
+}
+
+// registryOf names the registry ref is pulled from, as docker login takes it.
+func registryOf(ref string) string {
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return "of the image"
+	}
+	return reference.Domain(named)
+}
+
+// Engines report a pull's failure as an error of a kind when they answer
+// the request with it, and as the registry's message alone when it comes in
+// the pull's progress stream; both are read.
+var (
+	notFoundMessages    = []string{"manifest unknown", "not found", "does not exist", "name unknown"}
+	deniedMessages      = []string{"unauthorized", "denied", "no basic auth credentials", "authentication required", "forbidden"}
+	unreachableMessages = []string{"no such host", "server misbehaving", "name resolution", "dial tcp", "connection refused",
+		"network is unreachable", "no route to host", "i/o timeout", "tls handshake timeout", "connection reset"}
+)
+
+func pullNotFound(err error) bool {
+	return cerrdefs.IsNotFound(err) || mentions(err, notFoundMessages)
+}
+
+func pullDenied(err error) bool {
+	return cerrdefs.IsUnauthorized(err) || cerrdefs.IsPermissionDenied(err) || mentions(err, deniedMessages)
+}
+
+func registryUnreachable(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || mentions(err, unreachableMessages)
+}
+
+func mentions(err error, words []string) bool {
+	msg := strings.ToLower(err.Error())
+	return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(msg, w) })
 }
 
 // registryAuth returns the credentials for ref's registry as the docker CLI

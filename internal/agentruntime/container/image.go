@@ -14,9 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/distribution/reference"
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -61,7 +64,7 @@ ENTRYPOINT ["%[2]s", "run"]
 // the default one from the executable when the engine lacks it.
 func (r *Runtime) baseImage(ctx context.Context) (string, error) {
 	if r.opts.BaseImage != "" {
-		return r.opts.BaseImage, r.requireImage(ctx, r.opts.BaseImage, "the provider's container base_image")
+		return r.opts.BaseImage, r.requireBaseImage(ctx)
 	}
 	ref, err := r.defaultImageRef()
 	if err != nil {
@@ -132,6 +135,26 @@ func (r *Runtime) imageExists(ctx context.Context, ref string) (bool, error) {
 	}
 }
 
+// BaseImageSetting is the provider block setting that names the base image.
+const BaseImageSetting = "container.base_image"
+
+// requireBaseImage fails, blaming the provider block's base_image, when
+// the engine lacks that image: it is never pulled.
+func (r *Runtime) requireBaseImage(ctx context.Context) error {
+	ref := r.opts.BaseImage
+	ok, err := r.imageExists(ctx, ref)
+	if err != nil || ok {
+		return err
+	}
+	e := agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
+		"%s. It is the provider block's base_image (provider \"a2a\" { container { base_image = %q } }), which the "+
+			"provider never pulls: %s, or fix the name; or leave base_image out, and the provider builds a base image of "+
+			"its own from its executable",
+		r.absentImage(ctx, ref), ref, putImage(ref))
+	e.Setting = BaseImageSetting
+	return e
+}
+
 // requireImage fails clearly when an image named by the operator is absent:
 // nothing is pulled, so it has to be put on the engine first.
 func (r *Runtime) requireImage(ctx context.Context, ref, namedBy string) error {
@@ -140,8 +163,53 @@ func (r *Runtime) requireImage(ctx context.Context, ref, namedBy string) error {
 		return err
 	}
 	return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
-		"image %q (named by %s) is not on the container engine at %s, and images are never pulled: load it there with `docker load -i <file>` or build it there with `docker build -t %s`, then apply again",
-		ref, namedBy, r.engine.Host, ref)
+		"%s, and %s does not let it be pulled: %s, then apply again", r.absentImage(ctx, ref), namedBy, putImage(ref))
+}
+
+// absentImage says that ref is not on the engine and, when the engine
+// holds other tags of its repository, which: a mistyped tag reads as one
+// of them.
+func (r *Runtime) absentImage(ctx context.Context, ref string) string {
+	msg := fmt.Sprintf("image %q is not on the container engine at %s", ref, r.engine.Host)
+	if tags := r.tagsOfRepository(ctx, ref); len(tags) > 0 {
+		msg += fmt.Sprintf(" (it holds %s)", strings.Join(tags, ", "))
+	}
+	return msg
+}
+
+// maxTagsNamed bounds how many tags of a repository an error names.
+const maxTagsNamed = 5
+
+// tagsOfRepository lists, sorted, up to maxTagsNamed images the engine
+// holds of ref's repository; none when it cannot tell.
+func (r *Runtime) tagsOfRepository(ctx context.Context, ref string) []string {
+	named, err := reference.ParseNormalizedNamed(ref)
+	if err != nil {
+		return nil
+	}
+	repo := reference.FamiliarName(named)
+	res, err := r.cli.ImageList(ctx, client.ImageListOptions{Filters: client.Filters{}.Add("reference", repo)})
+	if err != nil {
+		return nil
+	}
+	var tags []string
+	for _, img := range res.Items {
+		for _, tag := range img.RepoTags {
+			if t, err := reference.ParseNormalizedNamed(tag); err == nil && reference.FamiliarName(t) == repo {
+				tags = append(tags, reference.FamiliarString(t))
+			}
+		}
+	}
+	slices.Sort(tags)
+	tags = slices.Compact(tags)
+	return tags[:min(len(tags), maxTagsNamed)]
+}
+
+// putImage says how an operator puts image ref on the engine: each command
+// works as written, run where the docker CLI reaches that engine.
+func putImage(ref string) string {
+	return fmt.Sprintf("put it there with `docker pull %s` (from its registry), `docker load -i <archive>` (an image "+
+		"saved with docker save) or `docker build -t %s <directory of its Dockerfile>`, run against that engine", ref, ref)
 }
 
 // buildBaseImage sends the executable and a Dockerfile to the engine's

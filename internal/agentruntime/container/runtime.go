@@ -93,10 +93,18 @@ func (r *Runtime) Identity() agentruntime.Identity {
 // Close releases the engine connections. Agents keep running.
 func (r *Runtime) Close() error { return r.cli.Close() }
 
-// Check applies every check Provision makes of the spec itself.
-func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
-	_, err := prepare(spec)
-	return err
+// Check applies every check Provision makes of the spec itself, and finds
+// the provider's base_image on the engine for an agent that runs it: that
+// image is never pulled, so a missing one fails at plan.
+func (r *Runtime) Check(ctx context.Context, spec agentruntime.Spec) error {
+	p, err := prepare(spec)
+	if err != nil {
+		return err
+	}
+	if r.opts.BaseImage != "" && p.Config.Runtime.Image == "" {
+		return r.requireBaseImage(ctx)
+	}
+	return nil
 }
 
 func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
