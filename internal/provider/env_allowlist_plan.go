@@ -19,37 +19,30 @@ var _ resource.ResourceWithModifyPlan = (*envAllowlistResource)(nil)
 // ModifyPlan plans the reference agents plan against, and warns about
 // agents a change takes variables from: each keeps receiving them until it
 // is provisioned again, which its own next plan then proposes, and which
-// fails while its config still references them.
+// fails while its config still references them. A delete is not warned
+// about here: the agents that name the allowlist through its attributes are
+// deleted in the same run, before it, and nothing in this plan tells them
+// from agents that stay; Delete names those that stay.
 func (r *envAllowlistResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	resp.Diagnostics.Append(planReference(ctx, req, resp)...)
-	if resp.Diagnostics.HasError() || req.State.Raw.IsNull() || r.deps == nil {
+	if resp.Diagnostics.HasError() || req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.deps == nil {
 		return // created: no agent can have received anything from it yet
 	}
-	var prior envAllowlistModel
+	var prior, plan envAllowlistModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.Variables.IsUnknown() || !plan.Name.Equal(prior.Name) {
 		return
 	}
 	name := prior.Name.ValueString()
-	var removed []string
-	if !req.Plan.Raw.IsNull() {
-		var plan envAllowlistModel
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if resp.Diagnostics.HasError() || plan.Variables.IsUnknown() || !plan.Name.Equal(prior.Name) {
-			return
-		}
-		if removed = removedVariables(ctx, prior.Variables, plan.Variables, &resp.Diagnostics); len(removed) == 0 {
-			return
-		}
+	removed := removedVariables(ctx, prior.Variables, plan.Variables, &resp.Diagnostics)
+	if len(removed) == 0 {
+		return
 	}
 	agents, err := r.deps.runtime.List(ctx)
 	if err != nil {
 		resp.Diagnostics.AddWarning("Cannot tell which agents use env allowlist "+name,
 			agentruntime.Detail(err)+". The plan goes on; each agent's own plan checks its variables.")
-		return
-	}
-	if req.Plan.Raw.IsNull() {
-		resp.Diagnostics.Append(deletedAllowlistWarning(name, agents)...)
 		return
 	}
 	resp.Diagnostics.Append(revokedVariablesWarning(name, removed, agents)...)
@@ -97,26 +90,6 @@ func revokedVariablesWarning(name string, removed []string, agents []agentruntim
 			"and receive again at every start: %s. The next plan of each provisions it again; that apply fails while "+
 			"its config still references a removed variable. Remove the references from those configs, or keep the variables.",
 			name, strings.Join(removed, ", "), strings.Join(affected, "; ")))
-	return diags
-}
-
-// deletedAllowlistWarning names the agents that still name allowlist name.
-func deletedAllowlistWarning(name string, agents []agentruntime.Agent) diag.Diagnostics {
-	var diags diag.Diagnostics
-	var naming []string
-	for _, a := range agents {
-		if a.EnvAllowlist == name {
-			naming = append(naming, a.ID)
-		}
-	}
-	if len(naming) == 0 {
-		return diags
-	}
-	diags.AddWarning("Agents still name an env allowlist this plan deletes",
-		fmt.Sprintf("Env allowlist %q is deleted, but agents %s name it in env_allowlist. They keep the variables they "+
-			"received until they are provisioned again, which then fails while they name the missing allowlist. "+
-			"Point them at another allowlist, or remove env_allowlist and their ${VAR} references.",
-			name, strings.Join(naming, ", ")))
 	return diags
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // TestAllowlistPlanWarnings provisions agents on the in-memory adapter and
-// checks which of them an allowlist change or delete warns about.
+// checks which of them an allowlist change, or the delete of an allowlist
+// that agents which stay still name, warns about.
 func TestAllowlistPlanWarnings(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("GREETING", "hello")
@@ -45,9 +46,13 @@ func TestAllowlistPlanWarnings(t *testing.T) {
 		{"removing two names each agent with what it loses", revokedVariablesWarning("team", []string{"GREETING", "TOKEN"}, agents),
 			[]string{"greeter (GREETING); tokened (TOKEN)"}, []string{"plain", "elsewhere"}},
 		{"removing a variable no agent receives is quiet", revokedVariablesWarning("team", []string{"UNUSED"}, agents), nil, nil},
-		{"deleting names every agent naming it", deletedAllowlistWarning("team", agents),
-			[]string{`Env allowlist "team" is deleted, but agents greeter, plain, tokened name it`}, []string{"elsewhere"}},
-		{"deleting an unused allowlist is quiet", deletedAllowlistWarning("unused", agents), nil, nil},
+		{"a deleted allowlist names every agent still naming it", stillNamedWarning("team", agents),
+			[]string{`Env allowlist "team" is deleted, but agents greeter, plain and tokened, which stay, name it`, "They keep"},
+			[]string{"elsewhere"}},
+		{"a deleted allowlist one agent names speaks of that agent", stillNamedWarning("other", agents),
+			[]string{`Env allowlist "other" is deleted, but agent elsewhere, which stays, names it`, "It keeps", "Point it at"},
+			[]string{"greeter", "agents"}},
+		{"a deleted allowlist no agent names is quiet", stillNamedWarning("unused", agents), nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -50,7 +52,8 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 			"reference only its write-only `env_wo` values. Agents refer to the allowlist by its `reference`. Only variable names are stored, in the provider's state directory; values " +
 			"are read from the provider's environment when an agent starts and never reach Terraform state. On the container " +
 			"adapter they sit in the container's environment, readable with `docker inspect` on the engine host. Removing a " +
-			"variable that agents currently receive, or deleting an allowlist agents name, makes the plan warn, naming them. " +
+			"variable that agents currently receive makes the plan warn, naming them; deleting an allowlist that agents " +
+			"which stay still name (by a literal name, or from another configuration) warns once it is deleted, naming them. " +
 			"The allowlist decides what the provider hands an agent, not what the agent can read by itself: on the local " +
 			"adapter every agent runs as the user running Terraform and can read the environment of that user's processes, " +
 			"a running `terraform` included.",
@@ -174,9 +177,59 @@ func (r *envAllowlistResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.deps.allowlists.Delete(ctx, state.Name.ValueString()); err != nil {
+	name := state.Name.ValueString()
+	if err := r.deps.allowlists.Delete(ctx, name); err != nil {
 		resp.Diagnostics.AddError("Cannot delete env allowlist", err.Error())
+		return
 	}
+	// Terraform deletes an allowlist after the agents that refer to it
+	// through its attributes, so the agents still naming it now are those
+	// that stay: named by a literal string, or by another configuration
+	// sharing the state dir.
+	agents, err := r.deps.runtime.List(ctx)
+	if err != nil {
+		tflog.Warn(ctx, "cannot tell which agents still name the deleted env allowlist", map[string]any{"name": name, "error": err.Error()})
+		return
+	}
+	resp.Diagnostics.Append(stillNamedWarning(name, agents)...)
+}
+
+// stillNamedWarning names the agents that name allowlist name, just
+// deleted.
+func stillNamedWarning(name string, agents []agentruntime.Agent) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var naming []string
+	for _, a := range agents {
+		if a.EnvAllowlist == name {
+			naming = append(naming, a.ID)
+		}
+	}
+	slices.Sort(naming)
+	switch len(naming) {
+	case 0:
+		return diags
+	case 1:
+		diags.AddWarning(fmt.Sprintf("Agent %s still names the deleted env allowlist %s", naming[0], name),
+			fmt.Sprintf("Env allowlist %q is deleted, but agent %s, which stays, names it in env_allowlist. It keeps the "+
+				"variables it received until it is provisioned again, which then fails while it names the missing "+
+				"allowlist. Point it at another allowlist, or remove its env_allowlist and its ${VAR} references.",
+				name, naming[0]))
+	default:
+		diags.AddWarning(fmt.Sprintf("Agents %s still name the deleted env allowlist %s", listed(naming), name),
+			fmt.Sprintf("Env allowlist %q is deleted, but agents %s, which stay, name it in env_allowlist. They keep the "+
+				"variables they received until they are provisioned again, which then fails while they name the missing "+
+				"allowlist. Point them at another allowlist, or remove their env_allowlist and their ${VAR} references.",
+				name, listed(naming)))
+	}
+	return diags
+}
+
+// listed writes names as a list in prose: "a", "a and b", "a, b and c".
+func listed(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func (r *envAllowlistResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

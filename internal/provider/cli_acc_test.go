@@ -1,0 +1,88 @@
+//go:build linux
+
+package provider
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// The tests here run terraform itself, with the provider launched as a
+// plugin process per provider block (devWorld): they read what terraform
+// prints, warnings included, which the acceptance test framework does not
+// show, or declare provider blocks of different settings, which the
+// framework's one in-process provider server cannot tell apart.
+
+// providerOf declares the a2a provider with state dir dir.
+func providerOf(dir string) string {
+	return fmt.Sprintf("terraform {\n  required_providers {\n    a2a = { source = \"a2a-terraform/a2a\" }\n  }\n}\n\nprovider \"a2a\" {\n  state_dir = %q\n}\n", dir)
+}
+
+// printed matches what terraform printed, which it wraps at spaces: each
+// space of the pattern matches any run of white space.
+func printed(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(`(?s)` + strings.ReplaceAll(pattern, " ", `\s+`))
+}
+
+func needTFAcc(t *testing.T) {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skip("runs terraform; set TF_ACC=1")
+	}
+}
+
+// TestAccEnvAllowlist_destroyWarnsOnlyAboutAgentsThatStay: destroying a
+// configuration whose agents refer to its allowlist, by reference and by
+// name, warns about nothing, since those agents are deleted first; deleting
+// an allowlist that an agent of another configuration names by a literal
+// string warns, naming that agent, which stays.
+func TestAccEnvAllowlist_destroyWarnsOnlyAboutAgentsThatStay(t *testing.T) {
+	needTFAcc(t)
+	t.Setenv("A2A_ACC_STAY_GREETING", "hello")
+	stateDir := t.TempDir()
+	owner, other := newDevWorld(t, stateDir), newDevWorld(t, stateDir)
+	owner.write("main.tf", providerOf(stateDir)+`
+resource "a2a_env_allowlist" "shared" {
+  name      = "acc-stay"
+  variables = ["A2A_ACC_STAY_GREETING"]
+}
+
+resource "a2a_agent" "by_reference" {
+  env_allowlist = a2a_env_allowlist.shared.reference
+  config        = "[agent]\nname = \"Acc Stay Reference\"\ndescription = \"$${A2A_ACC_STAY_GREETING}\"\n"
+}
+
+resource "a2a_agent" "by_name" {
+  env_allowlist = a2a_env_allowlist.shared.name
+  config        = "[agent]\nname = \"Acc Stay Name\"\ndescription = \"$${A2A_ACC_STAY_GREETING}\"\n"
+}
+`)
+	other.write("main.tf", providerOf(stateDir)+`
+resource "a2a_agent" "elsewhere" {
+  env_allowlist = "acc-stay"
+  config        = "[agent]\nname = \"Acc Stay Elsewhere\"\ndescription = \"$${A2A_ACC_STAY_GREETING}\"\n"
+}
+`)
+	owner.destroyAtCleanup()
+	other.destroyAtCleanup()
+
+	owner.terraform("apply", "-auto-approve", "-input=false")
+	if out := owner.terraform("destroy", "-auto-approve", "-input=false"); strings.Contains(out, "still name") {
+		t.Errorf("destroying the agents with their allowlist warns about agents naming it:\n%s", out)
+	}
+
+	owner.terraform("apply", "-auto-approve", "-input=false")
+	other.terraform("apply", "-auto-approve", "-input=false")
+	out := owner.terraform("destroy", "-auto-approve", "-input=false")
+	want := printed(`Warning: Agent acc-stay-elsewhere still names the deleted env allowlist acc-stay.*` +
+		`Env allowlist "acc-stay" is deleted, but agent acc-stay-elsewhere, which stays, names it in env_allowlist. It keeps`)
+	if !want.MatchString(out) || strings.Count(out, "still name") != 1 {
+		t.Errorf("destroying the allowlist another configuration's agent names does not warn about that agent alone:\n%s", out)
+	}
+	other.terraform("destroy", "-auto-approve", "-input=false")
+}
