@@ -421,7 +421,11 @@ func (r *agentResource) allowlist(ctx context.Context, value types.String) (*age
 		return nil, diags
 	}
 	allow, err := r.deps.allowlists.Get(ctx, name)
-	if err != nil {
+	switch {
+	case agentruntime.IsKind(err, agentruntime.KindNotFound):
+		diags.AddAttributeError(path.Root("env_allowlist"), "Env allowlist not found", r.deps.allowlistNotFound(name))
+		return nil, diags
+	case err != nil:
 		diags.AddAttributeError(path.Root("env_allowlist"), "Cannot read env allowlist", err.Error())
 		return nil, diags
 	}

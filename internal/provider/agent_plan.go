@@ -104,7 +104,8 @@ type plannedAllowlist struct {
 
 // plannedAllowlist is the allowlist a reference carries, or else the named
 // one as stored. One that is not stored yet may be created by this same
-// plan, so it is left to apply.
+// plan, so it is left to apply, unless its reference says it is kept in
+// another state dir than this provider's.
 func (r *agentResource) plannedAllowlist(ctx context.Context, value types.String) (plannedAllowlist, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	switch {
@@ -117,6 +118,15 @@ func (r *agentResource) plannedAllowlist(ctx context.Context, value types.String
 	switch {
 	case err != nil:
 		return plannedAllowlist{}, diags // the attribute's validator reports it
+	case parsed.planned != nil && r.deps != nil && parsed.stateDirMark != "" && parsed.stateDirMark != r.deps.stateDirMark():
+		// Kept in another state dir, unless this one has it too.
+		if _, err := r.deps.allowlists.Get(ctx, parsed.name); agentruntime.IsKind(err, agentruntime.KindNotFound) {
+			diags.AddAttributeError(path.Root("env_allowlist"), "Env allowlist kept in another state dir",
+				fmt.Sprintf("env_allowlist refers to the a2a_env_allowlist %q of a provider whose state dir is not this agent's, "+
+					"so apply would not find it. %s", parsed.name, r.deps.allowlistNotFound(parsed.name)))
+			return plannedAllowlist{}, diags
+		}
+		return plannedAllowlist{known: true, allowlist: parsed.planned}, diags
 	case parsed.planned != nil:
 		return plannedAllowlist{known: true, allowlist: parsed.planned}, diags
 	case r.deps == nil:
@@ -125,7 +135,7 @@ func (r *agentResource) plannedAllowlist(ctx context.Context, value types.String
 	allow, err := r.deps.allowlists.Get(ctx, parsed.name)
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindNotFound):
-		return plannedAllowlist{}, diags
+		return plannedAllowlist{}, diags // created by this plan, or reported at apply
 	case err != nil:
 		diags.AddAttributeError(path.Root("env_allowlist"), "Cannot read env allowlist", err.Error())
 		return plannedAllowlist{}, diags

@@ -300,7 +300,8 @@ func TestAccAgent_allowlistChangeInOneApply(t *testing.T) {
 				Config: config("$${A2A_ACC_ONE_A}", "A2A_ACC_ONE_A"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					checkCard(descriptionIs("alpha")),
-					resource.TestCheckResourceAttr(agentAddr, "env_allowlist", "acc-one-apply:A2A_ACC_ONE_A"),
+					resource.TestMatchResourceAttr(agentAddr, "env_allowlist", regexp.MustCompile(`^acc-one-apply:A2A_ACC_ONE_A@[0-9a-f]{12}$`)),
+					resource.TestCheckResourceAttrPair(agentAddr, "env_allowlist", "a2a_env_allowlist.test", "reference"),
 				),
 			},
 			{

@@ -86,3 +86,66 @@ resource "a2a_agent" "elsewhere" {
 	}
 	other.terraform("destroy", "-auto-approve", "-input=false")
 }
+
+// TestAccAgent_allowlistOfAnotherStateDir: an allowlist is kept in the
+// state dir of the provider that declares it, and an agent reads those of
+// its own provider's state dir. An agent of an aliased provider with a
+// state dir of its own that refers to the default provider's allowlist by
+// reference is refused at plan, naming the state dir it reads, whether the
+// allowlist exists already or is planned with it; by name, which carries
+// no state dir, it is refused at apply, saying the same. Two provider
+// blocks sharing the state dir share its allowlists.
+func TestAccAgent_allowlistOfAnotherStateDir(t *testing.T) {
+	needTFAcc(t)
+	t.Setenv("A2A_ACC_ELSEWHERE", "hello")
+	stateDir, otherDir := t.TempDir(), t.TempDir()
+	w := newDevWorld(t, stateDir)
+	w.destroyAtCleanup()
+	allowlist := providerOf(stateDir) + `
+resource "a2a_env_allowlist" "test" {
+  name      = "acc-elsewhere"
+  variables = ["A2A_ACC_ELSEWHERE"]
+}
+`
+	declare := func(agentStateDir, refersBy string) {
+		w.write("main.tf", allowlist+fmt.Sprintf(`
+provider "a2a" {
+  alias     = "other"
+  state_dir = %q
+}
+
+resource "a2a_agent" "test" {
+  provider      = a2a.other
+  env_allowlist = a2a_env_allowlist.test.%s
+  config        = "[agent]\nname = \"Acc Elsewhere\"\ndescription = \"$${A2A_ACC_ELSEWHERE}\"\n"
+}
+`, agentStateDir, refersBy))
+	}
+	notThere := printed(regexp.QuoteMeta("The state dir of this agent's provider, "+otherDir+`, has no env allowlist named "acc-elsewhere".`) +
+		` An agent reads env allowlists from its own provider's state dir only`)
+	refused := func(cmd, summary string) {
+		t.Helper()
+		out, code := w.run(cmd, "-auto-approve", "-input=false")
+		if cmd == "plan" {
+			out, code = w.run(cmd, "-input=false")
+		}
+		if code == 0 || !strings.Contains(out, "Error: "+summary) || !notThere.MatchString(out) {
+			t.Errorf("terraform %s: exit %d, want %q naming the state dir it reads:\n%s", cmd, code, summary, out)
+		}
+	}
+
+	declare(otherDir, "reference")
+	refused("plan", "Env allowlist kept in another state dir")
+	w.write("main.tf", allowlist)
+	w.terraform("apply", "-auto-approve", "-input=false")
+	declare(otherDir, "reference")
+	refused("plan", "Env allowlist kept in another state dir")
+	declare(otherDir, "name")
+	refused("apply", "Env allowlist not found")
+	declare(stateDir, "reference")
+	w.terraform("apply", "-auto-approve", "-input=false")
+	if out := w.terraform("state", "show", "a2a_agent.test"); !strings.Contains(out, `"A2A_ACC_ELSEWHERE"`) {
+		t.Errorf("the agent of a provider sharing the allowlist's state dir does not receive its variable:\n%s", out)
+	}
+	w.terraform("destroy", "-auto-approve", "-input=false")
+}

@@ -24,7 +24,7 @@ var _ resource.ResourceWithModifyPlan = (*envAllowlistResource)(nil)
 // deleted in the same run, before it, and nothing in this plan tells them
 // from agents that stay; Delete names those that stay.
 func (r *envAllowlistResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(planReference(ctx, req, resp)...)
+	resp.Diagnostics.Append(r.planReference(ctx, req, resp)...)
 	if resp.Diagnostics.HasError() || req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || r.deps == nil {
 		return // created: no agent can have received anything from it yet
 	}
@@ -96,10 +96,12 @@ func revokedVariablesWarning(name string, removed []string, agents []agentruntim
 // planReference sets the planned reference when name and variables are
 // known, so that agents referring to it are planned against them; when it
 // stays the same it is kept, so an unchanged allowlist plans no change.
-func planReference(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) diag.Diagnostics {
+// It marks the state dir the allowlist is kept in, so that an agent of a
+// provider of another state dir is refused at plan.
+func (r *envAllowlistResource) planReference(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if req.Plan.Raw.IsNull() {
-		return diags
+	if req.Plan.Raw.IsNull() || r.deps == nil {
+		return diags // destroyed, or no state dir to mark yet: known at apply
 	}
 	var plan envAllowlistModel
 	diags.Append(req.Plan.Get(ctx, &plan)...)
@@ -114,6 +116,6 @@ func planReference(ctx context.Context, req resource.ModifyPlanRequest, resp *re
 		}
 		vars = append(vars, s.ValueString())
 	}
-	diags.Append(resp.Plan.SetAttribute(ctx, path.Root("reference"), allowlistReference(plan.Name.ValueString(), vars))...)
+	diags.Append(resp.Plan.SetAttribute(ctx, path.Root("reference"), allowlistReference(plan.Name.ValueString(), vars, r.deps.stateDirMark()))...)
 	return diags
 }

@@ -56,7 +56,9 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 			"which stay still name (by a literal name, or from another configuration) warns once it is deleted, naming them. " +
 			"The allowlist decides what the provider hands an agent, not what the agent can read by itself: on the local " +
 			"adapter every agent runs as the user running Terraform and can read the environment of that user's processes, " +
-			"a running `terraform` included.",
+			"a running `terraform` included. An allowlist is kept in the state dir of the provider that declares it, and an " +
+			"agent reads allowlists from " +
+			"its own provider's state dir only: declare both with the same provider, or with providers of the same `state_dir`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -83,9 +85,11 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 			},
 			"reference": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "What an agent's `env_allowlist` refers to: the name and the variables, known at plan " +
-					"time. An agent that refers to it is planned against the variables this allowlist is about to have, so a " +
-					"variable added here can be referenced by the agent in the same apply.",
+				MarkdownDescription: "What an agent's `env_allowlist` refers to, known at plan time: the name, the variables " +
+					"and a mark of the state dir the allowlist is kept in, `name:VAR_A,VAR_B@<mark>`. An agent that refers to it " +
+					"is planned against the variables this allowlist is about to have, so a variable added here can be referenced " +
+					"by the agent in the same apply; an agent whose provider keeps another state dir, where it would not find " +
+					"the allowlist, is refused at plan.",
 			},
 		},
 	}
@@ -153,7 +157,7 @@ func (r *envAllowlistResource) Read(ctx context.Context, req resource.ReadReques
 		Name:        types.StringValue(allow.Name),
 		Variables:   vars,
 		Description: types.StringValue(allow.Description),
-		Reference:   types.StringValue(allowlistReference(allow.Name, allow.Variables)),
+		Reference:   types.StringValue(allowlistReference(allow.Name, allow.Variables, r.deps.stateDirMark())),
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
@@ -250,7 +254,7 @@ func (r *envAllowlistResource) put(ctx context.Context, plan *envAllowlistModel)
 		return diags
 	}
 	plan.ID = types.StringValue(allow.Name)
-	plan.Reference = types.StringValue(allowlistReference(allow.Name, vars))
+	plan.Reference = types.StringValue(allowlistReference(allow.Name, vars, r.deps.stateDirMark()))
 	return diags
 }
 

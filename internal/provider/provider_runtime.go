@@ -25,6 +25,9 @@ type runtimeDeps struct {
 	allowlists agentruntime.AllowlistStore
 	// cardHeaderEnv is the provider block's card_header_env_allowlist.
 	cardHeaderEnv headerEnvAllowlist
+	// stateDir is the path of the state dir allowlists are kept in; empty
+	// for a store of no state dir.
+	stateDir string
 	// open reaches agents that another provider block started; nil when
 	// only runtime can be reached.
 	open openFunc
@@ -33,6 +36,22 @@ type runtimeDeps struct {
 	// replaces an agent (-replace, a move to another runtime) by deleting
 	// it and then creating it, in one run and so one provider process.
 	releasedPorts sync.Map
+}
+
+// stateDirMark marks, in allowlist references, the state dir allowlists
+// are kept in.
+func (d *runtimeDeps) stateDirMark() string { return stateDirMark(d.stateDir) }
+
+// allowlistNotFound explains that the state dir has no allowlist name: an
+// agent reads allowlists from its own provider's state dir only.
+func (d *runtimeDeps) allowlistNotFound(name string) string {
+	where := "The state dir of this agent's provider"
+	if d.stateDir != "" {
+		where += ", " + d.stateDir + ","
+	}
+	return fmt.Sprintf("%s has no env allowlist named %q. An agent reads env allowlists from its own provider's state "+
+		"dir only: declare the a2a_env_allowlist with the same provider as the agent (or one with the same state_dir), "+
+		"and apply again.", where, name)
 }
 
 // releasePort remembers the port of agent id, just deleted.
@@ -80,7 +99,7 @@ func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir), open: opener(s, dir)}, nil
+	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir), stateDir: dir.Path(), open: opener(s, dir)}, nil
 }
 
 // recoverAgents adopts the agents earlier provider processes started.
