@@ -130,7 +130,15 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			resp.Diagnostics.AddWarning("Cannot claim agent "+id, err.Error())
 		}
 	}
+	named := allowlistName(state.EnvAllowlist)
 	state.setFromRuntime(a)
+	if name := allowlistName(state.EnvAllowlist); name != "" && name != named {
+		// Read back from the runtime (imported, or pointed at another
+		// allowlist behind Terraform's back): given in the form the docs
+		// recommend, a2a_env_allowlist.<name>.reference, so that an import
+		// of an agent declared that way plans no change.
+		state.EnvAllowlist = types.StringValue(r.referenceOf(ctx, name))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 	// An agent without an identity (imported, or older) lives in the
 	// runtime it was just found in; one found in a state dir that moved
@@ -410,6 +418,16 @@ func bounded(lines []string, keepStart bool) []string {
 		}
 	}
 	return lines
+}
+
+// referenceOf is the reference of allowlist name as stored, or the bare
+// name when the store cannot tell its variables.
+func (r *agentResource) referenceOf(ctx context.Context, name string) string {
+	allow, err := r.deps.allowlists.Get(ctx, name)
+	if err != nil {
+		return name
+	}
+	return allowlistReference(allow.Name, allow.Variables, r.deps.stateDirMark())
 }
 
 // allowlist loads the allowlist an agent names, as stored: by apply, any

@@ -272,16 +272,23 @@ func TestAccAgent_drift(t *testing.T) {
 	})
 }
 
+// TestAccAgent_import imports an agent and its allowlist. An agent that
+// refers to its allowlist by reference, as the docs recommend, round-trips:
+// the state import makes matches the managed one and the import block's
+// plan is empty. One that names it by name imports with the reference,
+// which its next plan sets back to the name, restarting nothing.
 func TestAccAgent_import(t *testing.T) {
-	acc := newAccTest(t)
-	config := acc.provider() + `
+	for _, form := range []string{"reference", "name"} {
+		t.Run(form, func(t *testing.T) {
+			acc := newAccTest(t)
+			config := acc.provider() + `
 resource "a2a_env_allowlist" "test" {
   name      = "acc-import"
   variables = ["A2A_ACC_IMPORT_TOKEN"]
 }
 
 resource "a2a_agent" "test" {
-  env_allowlist = a2a_env_allowlist.test.name
+  env_allowlist = a2a_env_allowlist.test.` + form + `
   config        = <<-EOT
     [agent]
     name = "Acc Import"
@@ -291,24 +298,44 @@ resource "a2a_agent" "test" {
   EOT
 }
 `
-	t.Setenv("A2A_ACC_IMPORT_TOKEN", "acc-import-token-value")
-
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy:             acc.checkNothingLeft,
-		Steps: slices.Concat([]resource.TestStep{
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					acc.recordPID(),
-					resource.TestCheckResourceAttr(agentAddr, "injected_env.#", "1"),
-					resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_ACC_IMPORT_TOKEN"),
+			t.Setenv("A2A_ACC_IMPORT_TOKEN", "acc-import-token-value")
+			imports := importSteps(agentAddr, "acc-import")
+			if form == "name" {
+				imports = []resource.TestStep{
+					{ResourceName: agentAddr, ImportState: true, ImportStateId: "acc-import", ImportStateVerify: true,
+						ImportStateVerifyIgnore: []string{"env_allowlist"},
+						ImportStateCheck: func(states []*terraform.InstanceState) error {
+							if got := states[0].Attributes["env_allowlist"]; !strings.HasPrefix(got, "acc-import:A2A_ACC_IMPORT_TOKEN@") {
+								return fmt.Errorf("imported env_allowlist = %q, want the allowlist's reference", got)
+							}
+							return nil
+						}},
+					{ResourceName: agentAddr, ImportState: true, ImportStateKind: resource.ImportBlockWithID, ImportStateId: "acc-import",
+						ExpectNonEmptyPlan: true,
+						ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+							plancheck.ExpectKnownValue(agentAddr, tfjsonpath.New("env_allowlist"), knownvalue.StringExact("acc-import")),
+						}}},
+				}
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             acc.checkNothingLeft,
+				Steps: slices.Concat([]resource.TestStep{
+					{
+						Config: config,
+						Check: resource.ComposeAggregateTestCheckFunc(
+							acc.recordPID(),
+							resource.TestCheckResourceAttr(agentAddr, "injected_env.#", "1"),
+							resource.TestCheckResourceAttr(agentAddr, "injected_env.0", "A2A_ACC_IMPORT_TOKEN"),
+						),
+					}},
+					imports,
+					importSteps("a2a_env_allowlist.test", "acc-import"),
 				),
-			}},
-			importSteps(agentAddr, "acc-import"),
-			importSteps("a2a_env_allowlist.test", "acc-import"),
-		),
-	})
+			})
+		})
+	}
 }
 
 // importSteps import addr by id twice: with terraform import, whose state

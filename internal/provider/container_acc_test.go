@@ -403,7 +403,7 @@ func TestAccContainerAgent_envAllowlist(t *testing.T) {
 	greeting := "hola-" + c.suffix + "-5e1d0b"
 	t.Setenv(variable, greeting)
 	config := c.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = \"hello $${%s}\"\n", name, variable),
-		"  env_allowlist = a2a_env_allowlist.test.name") + fmt.Sprintf(`
+		"  env_allowlist = a2a_env_allowlist.test.reference") + fmt.Sprintf(`
 resource "a2a_env_allowlist" "test" {
   name      = "acc-ctr-greetings"
   variables = [%q]
