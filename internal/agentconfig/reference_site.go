@@ -25,22 +25,52 @@ func (s ReferenceSite) String() string {
 // comment from one in a value. Columns count bytes from 1.
 func FirstReferences(raw []byte) map[string]ReferenceSite {
 	sites := map[string]ReferenceSite{}
-	matches := reference.FindAllSubmatchIndex(raw, -1)
+	eachReference(raw, func(name string, at int, site ReferenceSite) {
+		if _, seen := sites[name]; !seen {
+			sites[name] = site
+		}
+	})
+	return sites
+}
+
+// EscapedReference is a reference written $${VAR}, Terraform's escape for a
+// ${VAR} it is to leave alone. Terraform takes the escape away in a string
+// it interpolates (a heredoc), so one that reaches the config was written
+// where Terraform does not interpolate, such as a file read with file():
+// the agent host then keeps the first $ and expands the ${VAR} after it.
+type EscapedReference struct {
+	// Written is the reference as written, such as $${GREETING}.
+	Written string
+	Site    ReferenceSite
+}
+
+// EscapedReferences finds every reference raw text writes as $${VAR}, at
+// the place of its first $.
+func EscapedReferences(raw []byte) []EscapedReference {
+	var found []EscapedReference
+	eachReference(raw, func(_ string, at int, site ReferenceSite) {
+		if at > 0 && raw[at-1] == '$' {
+			site.Column--
+			found = append(found, EscapedReference{Written: "$" + string(reference.Find(raw[at:])), Site: site})
+		}
+	})
+	return found
+}
+
+// eachReference calls fn with each reference of raw text: the variable,
+// the offset of its $ and where that is.
+func eachReference(raw []byte, fn func(name string, at int, site ReferenceSite)) {
 	var lex tomlLexer
 	line, lineStart, i := 1, 0, 0
-	for _, m := range matches {
+	for _, m := range reference.FindAllSubmatchIndex(raw, -1) {
 		for ; i < m[0]; i++ {
 			if raw[i] == '\n' {
 				line, lineStart = line+1, i+1
 			}
 			i += lex.step(raw, i)
 		}
-		name := string(raw[m[2]:m[3]])
-		if _, seen := sites[name]; !seen {
-			sites[name] = ReferenceSite{Line: line, Column: m[0] - lineStart + 1, InComment: lex.state == inComment}
-		}
+		fn(string(raw[m[2]:m[3]]), m[0], ReferenceSite{Line: line, Column: m[0] - lineStart + 1, InComment: lex.state == inComment})
 	}
-	return sites
 }
 
 type lexState int

@@ -35,6 +35,30 @@ func TestFirstReferences(t *testing.T) {
 	}
 }
 
+func TestEscapedReferences(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		want   []EscapedReference
+	}{
+		{"none", "a = \"${X}\"\n", nil},
+		{"each one, at its first $", "[agent]\nname = \"a\"\ndescription = \"$${GREETING} and $${X:-y}\"\n# $${OLD}\n",
+			[]EscapedReference{
+				{Written: "$${GREETING}", Site: ReferenceSite{Line: 3, Column: 16}},
+				{Written: "$${X:-y}", Site: ReferenceSite{Line: 3, Column: 33}},
+				{Written: "$${OLD}", Site: ReferenceSite{Line: 4, Column: 3, InComment: true}},
+			}},
+		{"a $ that escapes nothing", "a = \"$$ ${X}\"\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := EscapedReferences([]byte(tt.config)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("EscapedReferences() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestReferenceSiteString(t *testing.T) {
 	for site, want := range map[ReferenceSite]string{
 		{Line: 3, Column: 7}:                  "agent config line 3, column 7",

@@ -41,9 +41,7 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 		resp.Diagnostics.Append(configDiags(err, nil)...)
 		return
 	}
-	resp.Diagnostics.Append(literalSecretWarnings(cfg)...)
-	resp.Diagnostics.Append(lostLettersWarning(cfg)...)
-	resp.Diagnostics.Append(v03FieldsWarning(cfg)...)
+	resp.Diagnostics.Append(configWarnings(cfg)...)
 }
 
 // ModifyPlan checks the config against the runtime and the allowlist store

@@ -87,6 +87,43 @@ resource "a2a_agent" "elsewhere" {
 	other.terraform("destroy", "-auto-approve", "-input=false")
 }
 
+// TestAccAgent_escapedReferenceWarned: a config read with file() that
+// writes Terraform's heredoc escape, $${VAR}, plans with a warning naming
+// where and what to write instead; the same escape in a heredoc, which
+// Terraform takes away, warns about nothing.
+func TestAccAgent_escapedReferenceWarned(t *testing.T) {
+	needTFAcc(t)
+	stateDir := t.TempDir()
+	w := newDevWorld(t, stateDir)
+	w.write("agent.toml", "[agent]\nname = \"Acc Escaped\"\ndescription = \"$${GREETING:-hi} from a file\"\n")
+	w.write("main.tf", providerOf(stateDir)+`
+resource "a2a_env_allowlist" "greeting" {
+  name      = "acc-escaped"
+  variables = ["GREETING"]
+}
+
+resource "a2a_agent" "from_file" {
+  env_allowlist = a2a_env_allowlist.greeting.reference
+  config        = file("${path.module}/agent.toml")
+}
+
+resource "a2a_agent" "inline" {
+  env_allowlist = a2a_env_allowlist.greeting.reference
+  config        = <<-EOT
+    [agent]
+    name        = "Acc Inline"
+    description = "$${GREETING:-hi} inline"
+  EOT
+}
+`)
+	out := w.terraform("plan", "-input=false")
+	want := printed(`Warning: Agent config writes a reference as \$\$\{VAR\}.*with a2a_agent.from_file.*` +
+		`agent config line 3, column 16: \$\$\{GREETING:-hi\}.*in a config read with file\(\), which Terraform does not interpolate, write \$\{GREETING:-hi\}`)
+	if !want.MatchString(out) || strings.Count(out, "writes a reference as") != 1 {
+		t.Errorf("the plan does not warn about the escaped reference of the file, and only about it:\n%s", out)
+	}
+}
+
 // TestAccAgent_allowlistOfAnotherStateDir: an allowlist is kept in the
 // state dir of the provider that declares it, and an agent reads those of
 // its own provider's state dir. An agent of an aliased provider with a
