@@ -43,3 +43,16 @@ func escapedReferencesWarning(raw []byte) diag.Diagnostics {
 			strings.Join(sites, "; "), first, first[1:], first[1:]))
 	return diags
 }
+
+// unknownConfigWarning says that a config known only at apply is checked
+// only then: the plan cannot check what it cannot read.
+func unknownConfigWarning() diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddAttributeWarning(path.Root("config"), "Agent config known only at apply, and checked then",
+		"The config interpolates a value Terraform learns only during apply, such as the endpoint of an agent this same "+
+			"apply creates, so this plan cannot check it. Apply checks it as soon as it is known, before it creates or changes "+
+			"this agent but after applying what it depends on, which a problem in the config then leaves applied. To have it "+
+			"checked at plan, interpolate values known at plan: an agent's endpoint is known at plan when its config sets "+
+			"[server] http_port.")
+	return diags
+}

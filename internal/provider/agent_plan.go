@@ -84,6 +84,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if plan.Config.IsUnknown() {
+		resp.Diagnostics.Append(unknownConfigWarning()...)
+	}
 	if replace {
 		resp.RequiresReplace = path.Paths{path.Root("config")}
 	}

@@ -124,6 +124,65 @@ resource "a2a_agent" "inline" {
 	}
 }
 
+// TestAccAgent_configKnownAtApply: a config that interpolates another new
+// agent's endpoint is known only at apply. The plan says so; apply checks
+// it before it creates that agent, so a mistake in it (a key [agent] does
+// not take) leaves nothing of it, and `terraform destroy -refresh=false`
+// removes the rest while the mistake stands. Fixing the other agent's port
+// makes the config known at plan, which then reports the mistake before
+// anything runs.
+func TestAccAgent_configKnownAtApply(t *testing.T) {
+	needTFAcc(t)
+	stateDir := t.TempDir()
+	w := newDevWorld(t, stateDir)
+	w.destroyAtCleanup()
+	declare := func(server string) {
+		w.write("main.tf", providerOf(stateDir)+fmt.Sprintf(`
+resource "a2a_agent" "upstream" {
+  config = "[agent]\nname = \"Acc Upstream\"\n%s"
+}
+
+resource "a2a_agent" "caller" {
+  config = <<-EOT
+    [agent]
+    name        = "Acc Caller"
+    summary     = "Calls ${a2a_agent.upstream.endpoint}"
+  EOT
+}
+`, server))
+	}
+	acc := &accTest{t: t, stateDir: stateDir}
+
+	declare("")
+	plan := w.terraform("plan", "-input=false")
+	if !printed(`Warning: Agent config known only at apply, and checked then.*with a2a_agent.caller`).MatchString(plan) || !strings.Contains(plan, "Plan: 2 to add") {
+		t.Errorf("the plan does not say the caller's config is checked only at apply:\n%s", plan)
+	}
+	out, code := w.run("apply", "-auto-approve", "-input=false")
+	if code == 0 || !printed(`Error: Invalid agent config.*agent config line 3, column 1: unknown key "agent.summary"`).MatchString(out) {
+		t.Fatalf("apply of the caller's unknown key: exit %d, want it refused naming the key:\n%s", code, out)
+	}
+	agents, err := acc.listAgents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(agents) != 1 || agents[0].ID != "acc-upstream" {
+		t.Errorf("after the refused apply the runtime records %v, want the upstream agent alone", agents)
+	}
+	if out, code := w.run("destroy", "-auto-approve", "-input=false", "-refresh=false"); code != 0 {
+		t.Fatalf("terraform destroy -refresh=false with the unknown key standing failed (exit %d):\n%s", code, out)
+	}
+	if err := acc.checkNoAgents(nil); err != nil {
+		t.Error(err)
+	}
+
+	declare(`[server]\nhttp_port = ` + fmt.Sprint(freeLoopbackPort(t)) + `\n`)
+	out, code = w.run("plan", "-input=false")
+	if code == 0 || !printed(`Error: Invalid agent config.*unknown key "agent.summary"`).MatchString(out) || strings.Contains(out, "known only at apply") {
+		t.Errorf("with the upstream's port fixed, the plan does not report the caller's unknown key: exit %d\n%s", code, out)
+	}
+}
+
 // TestAccAgent_allowlistOfAnotherStateDir: an allowlist is kept in the
 // state dir of the provider that declares it, and an agent reads those of
 // its own provider's state dir. An agent of an aliased provider with a
