@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -22,6 +23,7 @@ func main() {
 
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.Usage = usage
 	flag.Parse()
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
@@ -31,4 +33,20 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// usage names both things the binary does: Terraform starts it as the
+// provider, and `run` is the agent host an operator may also start by hand.
+func usage() {
+	out := flag.CommandLine.Output()
+	_, _ = fmt.Fprintf(out, `Usage:
+  terraform-provider-a2a [-debug]
+      The Terraform provider for A2A agents. Terraform starts it; it is not run by hand.
+  terraform-provider-a2a %[1]s --config agent.toml [flags]
+      The built-in agent host: serves the agent the config describes, its card and its
+      A2A JSON-RPC endpoint. %[2]q lists its flags.
+
+Flags:
+`, agenthost.Subcommand, "terraform-provider-a2a "+agenthost.Subcommand+" --help")
+	flag.PrintDefaults()
 }

@@ -21,21 +21,14 @@ demo_dir="$(cd "$2" && pwd)"
 action="${3:-apply}"
 example="$root/examples/quickstart"
 work="$demo_dir/quickstart"
-provider_address="registry.terraform.io/a2a-terraform/a2a"
 
 command -v terraform >/dev/null || { echo "terraform is not on PATH: install it to run the demo" >&2; exit 1; }
 [[ -x "$bin_dir/terraform-provider-a2a" ]] || { echo "$bin_dir/terraform-provider-a2a is missing: run 'make build' first" >&2; exit 1; }
 
-# dev_overrides makes Terraform use the provider in BIN_DIR without
-# installing it, so neither 'terraform init' nor a registry is needed.
-cat >"$demo_dir/terraformrc" <<EOF
-provider_installation {
-  dev_overrides {
-    "$provider_address" = "$bin_dir"
-  }
-  direct {}
-}
-EOF
+# A CLI config of the demo's own makes Terraform use the provider in
+# BIN_DIR without installing it, so neither 'terraform init' nor a registry
+# is needed.
+"$root/scripts/dev-config.sh" "$bin_dir" "$demo_dir/terraformrc" >/dev/null
 
 # Only this script's terraform calls see these.
 tf() {

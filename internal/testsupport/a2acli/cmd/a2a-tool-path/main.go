@@ -1,6 +1,7 @@
 // Command a2a-tool-path prints the path of the A2A SDK's a2a tool, built as
 // the tests build it, for `make test-kube`, which packs it into the image
-// the kubernetes tests run brought agents from.
+// the kubernetes tests run brought agents from, and for `make a2a-tool`,
+// which copies it for operators.
 package main
 
 import (
