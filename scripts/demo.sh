@@ -65,5 +65,13 @@ tf apply -auto-approve -input=false
 
 # apply has printed the outputs: endpoints, card URLs and each card's skills.
 echo
-echo "The agents keep running: read a card with curl and one of the card URLs above."
+echo "The agents keep running. Send the greeter a message (it answers with a task echoing it):"
+echo
+echo "  $(tf output -raw send_message_curl)"
+echo
+echo "or send the echo agent one with the A2A Go SDK's a2a tool ('make a2a-tool' builds it into bin/):"
+echo
+echo "  PATH=\"$root/bin:\$PATH\" $(tf output -raw send_message_a2a)"
+echo
+echo "Use the provider built from source in a configuration of your own: make dev-config"
 echo "Tear the demo down with: make demo-destroy"

@@ -1,8 +1,12 @@
 # Quickstart, second part: an agent you bring, next to a built-in one, both
 # run as local processes.
 #
-#   go install github.com/a2aproject/a2a-go/v2/cmd/a2a@v2.4.0   # the A2A Go SDK's tool
-#   terraform apply
+# Needs: the A2A Go SDK's a2a tool (`make a2a-tool` builds bin/a2a offline;
+# or go install github.com/a2aproject/a2a-go/v2/cmd/a2a@v2.4.0), and port
+# 9301 free, which echo-card.json names. With the provider built from source
+# (`make dev-config` prints the line that selects it):
+#
+#   terraform apply -var a2a_tool="$(cd ../.. && pwd)/bin/a2a"
 #
 # The brought agent is the official A2A Go SDK's `a2a serve`, a real A2A
 # agent nobody here wrote; any program that serves its own Agent Card runs

@@ -1,8 +1,10 @@
 # Quickstart: two agents on this machine, run as local processes.
 #
 #   GREETING="Hello" terraform apply
+#   terraform output -raw send_message_curl | sh    # talk to the greeter
 #
-# `make demo` runs this with the provider built from source.
+# `make demo` runs this with the provider built from source; `make
+# dev-config` prints how to run it, or any configuration, with that build.
 
 terraform {
   required_providers {
@@ -32,8 +34,11 @@ resource "a2a_env_allowlist" "greeter" {
 
 # An inline config. Terraform interpolates ${...} in strings, so the
 # reference the agent host expands is written $${GREETING} here.
+# env_allowlist refers to the allowlist's reference, which carries the
+# variables it is about to have: a variable added there can be used here in
+# the same apply.
 resource "a2a_agent" "greeter" {
-  env_allowlist = a2a_env_allowlist.greeter.name
+  env_allowlist = a2a_env_allowlist.greeter.reference
   config        = <<-EOT
     [agent]
     name        = "greeter"
@@ -95,4 +100,26 @@ output "skills" {
     greeter = [for s in data.a2a_agent_card.greeter.skills : "${s.id}: ${s.description}"]
     echo    = [for s in data.a2a_agent_card.echo.skills : "${s.id}: ${s.description}"]
   }
+}
+
+# An A2A 1.0 SendMessage request: JSON-RPC, posted to an agent's endpoint.
+locals {
+  hello = jsonencode({
+    jsonrpc = "2.0"
+    id      = 1
+    method  = "SendMessage"
+    params = {
+      message = { role = "ROLE_USER", messageId = "quickstart-hello", parts = [{ text = "Hi there" }] }
+    }
+  })
+}
+
+output "send_message_curl" {
+  description = "Sends the greeter a message with curl, which prints the JSON-RPC answer: a task whose artifact echoes it. Run: terraform output -raw send_message_curl | sh"
+  value       = "curl -s -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '${local.hello}' ${a2a_agent.greeter.endpoint}"
+}
+
+output "send_message_a2a" {
+  description = "Sends the echo agent a message with the A2A Go SDK's a2a tool (make a2a-tool builds it into bin/). Run: terraform output -raw send_message_a2a | sh"
+  value       = "a2a send ${a2a_agent.echo.endpoint} 'Hi there'"
 }

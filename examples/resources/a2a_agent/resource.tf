@@ -1,3 +1,9 @@
+# Needs, for the assistant: OPENAI_API_KEY in the environment of terraform
+# apply (and OPENAI_BASE_URL for an OpenAI-compatible endpoint other than
+# OpenAI's), and its bearer token in the ephemeral variable assistant_token
+# (TF_VAR_assistant_token=..., or -var assistant_token=...). versions.tf
+# names the provider.
+
 # An echo agent: no credentials, nothing to allow.
 resource "a2a_agent" "echo" {
   config = <<-EOT
@@ -32,9 +38,6 @@ resource "a2a_agent" "assistant" {
     [agent]
     name        = "Assistant"
     description = "Answers questions"
-
-    [server]
-    http_port = 8090
 
     [handler]
     type = "llm"

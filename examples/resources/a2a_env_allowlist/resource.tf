@@ -1,3 +1,5 @@
+# Applies on its own; versions.tf names the provider.
+
 # Variables of the provider's environment that agents naming this allowlist
 # may reference as ${VAR}. Only the names are stored; values are read when an
 # agent starts.
