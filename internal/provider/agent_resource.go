@@ -123,7 +123,10 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"takes two (apply the allowlist first). Taking away a variable an unchanged config still references " +
 					"makes the agent's next plan warn and provision it again; that apply, which runs after the allowlist's own " +
 					"update when `env_allowlist` refers to the `a2a_env_allowlist` resource, checks the allowlist again and fails " +
-					"naming the variable if it is still not allowed, or succeeds if the same apply gave it back.",
+					"naming the variable if it is still not allowed, or succeeds if the same apply gave it back. The allowlist " +
+					"must be kept in the state dir of this agent's provider: declare it with the same provider block, or one of " +
+					"the same `state_dir`; a reference to an allowlist kept elsewhere is refused at plan. Import sets the " +
+					"allowlist's reference here.",
 				Validators: []validator.String{allowlistRefValidator()},
 			},
 			"running": schema.BoolAttribute{
