@@ -105,7 +105,6 @@ var (
 	}
 
 	card10 = &message{
-		closed: true,
 		fields: []field{
 			req("name", str),
 			reqMayBeEmpty("description", str),
@@ -183,7 +182,6 @@ var (
 	}
 
 	card03 = &message{
-		closed: true,
 		fields: []field{
 			req("name", str),
 			req("description", str),

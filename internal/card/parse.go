@@ -66,17 +66,17 @@ func (e *ValidationError) Error() string {
 }
 
 // Parse reads an A2A 1.0 or 0.3 agent card strictly. Every missing required
-// field, empty required value, value of the wrong type, unknown top-level
-// property, property that matches a defined one only but for case, and
-// duplicate property is reported at once in a *ValidationError. What leaves
-// the card usable is reported in Parsed.Deviations instead: an empty
-// description or skills list, the 0.3 fields on a 1.0 card, and a nested
-// property the card's version does not define, which is then ignored. The
-// card is decoded from the defined properties only, so that no decoder's
-// leniency (such as Go's case-insensitive field names) reads anything the
-// checks did not see. A card that has supportedInterfaces is read as 1.0;
-// one that has only the 0.3 fields (url, protocolVersion,
-// preferredTransport, additionalInterfaces) as 0.3.
+// field, empty required value, value of the wrong type, property that
+// matches a defined one only but for case, and duplicate property is
+// reported at once in a *ValidationError. What leaves the card usable is
+// reported in Parsed.Deviations instead, each at its JSON path: an empty
+// description or skills list, the 0.3 fields on a 1.0 card, and any other
+// property, at the top or nested, that the card's version does not define,
+// which is then ignored. The card is decoded from the defined properties
+// only, so that no decoder's leniency (such as Go's case-insensitive field
+// names) reads anything the checks did not see. A card that has
+// supportedInterfaces is read as 1.0; one that has only the 0.3 fields
+// (url, protocolVersion, preferredTransport, additionalInterfaces) as 0.3.
 func Parse(raw []byte) (*Parsed, error) {
 	if len(raw) > MaxCardBytes {
 		return nil, &ValidationError{Problems: []Problem{{Path: "$",

@@ -3,8 +3,10 @@ package card
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -141,14 +143,14 @@ func TestParseReportsEveryProblem(t *testing.T) {
 				"$.securitySchemes.key.apiKeySecurityScheme.location", "$.securitySchemes.none",
 				"$.defaultInputModes", "$.defaultOutputModes[1]", "$.skills[1].id", "$.skills[1].description",
 				"$.skills[1].tags", "$.skills[2].securityRequirements[0].schemes.key.list[0]",
-				`$["Extra Field"]`, "$.homepage",
+				"$.iconURL",
 			},
 		},
 		{
 			name: "0.3 sample", raw: readSample(t, "invalid/many-problems-0.3.json"), version: SpecVersion03,
 			paths: []string{
 				"$.protocolVersion", "$.capabilities", "$.securitySchemes.basic.type", "$.securitySchemes.key.in",
-				"$.securitySchemes.sso.flows", "$.defaultOutputModes", "$.skills[0].tags", "$.supportedInterface",
+				"$.securitySchemes.sso.flows", "$.defaultOutputModes", "$.skills[0].tags", "$.documentationURL",
 			},
 		},
 		{
@@ -168,6 +170,12 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			raw:   []byte(`{"name":"n","description":"","url":"u","protocolVersion":"0.3.0","version":"1","capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[],"securitySchemes":{"a":{"scheme":"bearer"},"b":{"type":7}}}`),
 			paths: []string{"$.securitySchemes.a.type", "$.securitySchemes.b.type"},
 		},
+		{
+			name: "a property but for case", version: SpecVersion10,
+			raw:   completeCard(SpecVersion10, `,"URL":"http://127.0.0.1:18555","homepage":"h","Homepage":"h"`),
+			paths: []string{"$.URL"},
+		},
+		{name: "an unknown property given twice", raw: completeCard(SpecVersion10, `,"homepage":"a","homepage":"b"`), paths: []string{"$.homepage"}},
 		{name: "not JSON", raw: []byte(`{"name":`), paths: []string{"$"}},
 		{name: "trailing data", raw: []byte(`{} {}`), paths: []string{"$"}},
 		{name: "not an object", raw: []byte(`["card"]`), paths: []string{"$"}},
@@ -232,6 +240,73 @@ func TestParseReportsDeviations(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("deviations = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// completeCard is a card that follows the schema of version, but for the
+// properties in extra (each after a comma); skillExtra goes into its
+// skill.
+func completeCard(version, extra string, skillExtra ...string) []byte {
+	head := `"supportedInterfaces":[{"url":"http://127.0.0.1:18555","protocolBinding":"JSONRPC","protocolVersion":"1.0"}]`
+	if version == SpecVersion03 {
+		head = `"url":"http://127.0.0.1:18555","protocolVersion":"0.3.0"`
+	}
+	return []byte(`{` + head + `,"capabilities":{},"defaultInputModes":["text"],"defaultOutputModes":["text"],"description":"d","name":"n",` +
+		`"skills":[{"id":"s","name":"s","description":"d","tags":["t"]` + strings.Join(skillExtra, "") + `}],"version":"1"` + extra + `}`)
+}
+
+// TestParseReportsUndefinedProperties: each property a card's version does
+// not define, on the card itself or in any object of it, is a deviation at
+// its JSON path, and the card reads as it does without them.
+func TestParseReportsUndefinedProperties(t *testing.T) {
+	const (
+		not10  = "is not defined by A2A 1.0"
+		not03  = "is not defined by A2A 0.3"
+		from03 = "is an A2A 0.3 property, which A2A 1.0 does not define"
+	)
+	tests := []struct {
+		name, version, extra, skillExtra string
+		want                             map[string]string // each deviation's path, and what its message says
+	}{
+		{name: "unknown properties on a 1.0 card", version: SpecVersion10, extra: `,"homepage":"https://n.example.com","Extra Field":true`,
+			want: map[string]string{"$.homepage": not10, `$["Extra Field"]`: not10}},
+		{name: "an unknown property holding a default value", version: SpecVersion10, extra: `,"homepage":""`,
+			want: map[string]string{"$.homepage": not10}},
+		{name: "0.3 and unknown properties on a 1.0 card", version: SpecVersion10,
+			extra: `,"url":"http://127.0.0.1:18555","protocolVersion":"0.3.0","supportsAuthenticatedExtendedCard":true,"homepage":"h"`,
+			want:  map[string]string{"$.homepage": not10, "$.protocolVersion": from03, "$.supportsAuthenticatedExtendedCard": from03, "$.url": from03}},
+		{name: "unknown properties at the top and nested", version: SpecVersion10, extra: `,"futureField":{"nested":[1,"two"]}`, skillExtra: `,"rating":4.5`,
+			want: map[string]string{"$.futureField": not10, "$.skills[0].rating": not10}},
+		{name: "1.0 and unknown properties on a 0.3 card", version: SpecVersion03,
+			extra: `,"securityRequirements":[{"schemes":{"k":{"list":[]}}}],"supportedInterface":[],"homepage":"h"`, skillExtra: `,"securityRequirements":[]`,
+			want: map[string]string{"$.homepage": not03, "$.securityRequirements": not03, "$.skills[0].securityRequirements": not03, "$.supportedInterface": not03}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse(completeCard(tt.version, tt.extra, tt.skillExtra))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			got := map[string]string{}
+			for _, d := range p.Deviations {
+				got[d.Path] = d.Message
+			}
+			if !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(tt.want))) {
+				t.Errorf("deviations at %q; want them at %q", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(tt.want)))
+			}
+			for path, says := range tt.want {
+				if msg, ok := got[path]; ok && !strings.Contains(msg, says) {
+					t.Errorf("deviation at %s says %q; want it to say %q", path, msg, says)
+				}
+			}
+			without, err := Parse(completeCard(tt.version, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.SpecVersion != tt.version || !reflect.DeepEqual(p.Card, without.Card) {
+				t.Errorf("read as A2A %s card %+v; want the A2A %s card %+v it is without them", p.SpecVersion, p.Card, tt.version, without.Card)
 			}
 		})
 	}

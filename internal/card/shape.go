@@ -53,10 +53,6 @@ type field struct {
 // message is a proto message as its JSON object.
 type message struct {
 	fields []field
-	// closed objects refuse properties they do not define. Only the card
-	// itself is closed: in nested objects an unknown property is a
-	// deviation, so that cards of newer minor versions still parse.
-	closed bool
 	// oneOf names fields of which exactly one must be present, or at least
 	// one when anyOf is set.
 	oneOf []string
@@ -93,11 +89,12 @@ func (m *message) check(v any, at string, c *checker) {
 }
 
 // checkUnknown reports the properties of obj that m does not define. One
-// that differs from a defined property only in case is a problem wherever
-// it is: Go's JSON decoder, like others, would read it as that property, so
-// that what a reader sees would differ from what the strict model checked
-// and a signature covered. Any other unknown property is a problem on a
-// closed message, and elsewhere a deviation.
+// that differs from a defined property only in case is a problem: Go's JSON
+// decoder, like others, would read it as that property, so that what a
+// reader sees would differ from what the strict model checked and a
+// signature covered. Any other unknown property, on the card itself or in
+// any object of it, is a deviation, so that cards of newer minor versions
+// still parse; it is left out of what the card is read as (known).
 func (m *message) checkUnknown(obj map[string]any, at string, c *checker) {
 	variant := m.variantOf(obj)
 	for _, k := range sortedKeys(obj) {
@@ -105,15 +102,12 @@ func (m *message) checkUnknown(obj map[string]any, at string, c *checker) {
 			continue
 		}
 		path := child(at, k)
-		switch name, ok := m.caseVariant(k, variant); {
-		case ok:
+		if name, ok := m.caseVariant(k, variant); ok {
 			c.add(path, fmt.Sprintf("differs from the property %q only in case: property names are case-sensitive", name))
-		case m.closed:
-			c.add(path, "is not a property of an agent card")
-		default:
-			c.deviate(path, "is not defined by A2A "+c.version+"; readers that follow the schema strictly refuse the card. "+
-				"Data of the agent's own belongs in capabilities.extensions")
+			continue
 		}
+		c.deviate(path, "is not defined by A2A "+c.version+"; readers that follow the schema strictly refuse the card. "+
+			"Data of the agent's own belongs in capabilities.extensions")
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -281,9 +282,14 @@ func TestCanonicalPayloadSpecExample(t *testing.T) {
 	}
 }
 
+// TestVerifyCardWithUnknownFields: a card from a newer agent may carry
+// properties this model does not know, on the card or nested. Parse reports
+// them as deviations and reads the card without them; the signature covers
+// them as §8.4.1 says: changed or added with a value, they break it, while
+// one holding a default value is left out of the payload as a conforming
+// signer leaves it out, and so changes neither the signature nor what the
+// card reads as.
 func TestVerifyCardWithUnknownFields(t *testing.T) {
-	// A card from a newer agent may carry fields this model does not know;
-	// the signature covers them, and changing them breaks it.
 	key := newTestKey(t, "ed25519")
 	raw := []byte(`{
 		"name": "Future Agent", "description": "From a later minor version.", "version": "9",
@@ -293,16 +299,46 @@ func TestVerifyCardWithUnknownFields(t *testing.T) {
 		"skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"], "rating": 4.50}],
 		"futureField": {"nested": [1, 2.0, "three"]}
 	}`)
-	signed := signRawForTest(t, raw, key)
-	if _, err := Verify(signed, [][]byte{key.publicPEM}); err != nil {
-		t.Fatalf("Verify: %v", err)
+	signed := string(signRawForTest(t, raw, key))
+	read, err := Parse([]byte(signed))
+	if err != nil {
+		t.Fatalf("Parse of the signed card: %v", err)
 	}
-	changed := []byte(strings.Replace(string(signed), `"level":2`, `"level":3`, 1))
-	if string(changed) == string(signed) {
-		t.Fatalf("test card lacks the field to change: %s", signed)
+	var deviations []string
+	for _, d := range read.Deviations {
+		deviations = append(deviations, d.Path)
 	}
-	if _, err := Verify(changed, [][]byte{key.publicPEM}); !errors.Is(err, ErrNoValidSignature) {
-		t.Errorf("Verify of a card with a changed unknown field = %v; want ErrNoValidSignature", err)
+	want := []string{"$.capabilities.telepathy", "$.futureField", "$.skills[0].rating", "$.supportedInterfaces[0].priority"}
+	if !slices.Equal(deviations, want) {
+		t.Errorf("deviations of the signed card = %q; want %q", deviations, want)
+	}
+	tests := []struct {
+		name, find, replace string
+		want                error
+	}{
+		{"as signed", "", "", nil},
+		{"nested unknown property changed", `"level":2`, `"level":3`, ErrNoValidSignature},
+		{"top-level unknown property changed", `"three"`, `"four"`, ErrNoValidSignature},
+		{"top-level unknown property added", `"futureField":`, `"homepage":"https://evil.example.com","futureField":`, ErrNoValidSignature},
+		{"top-level unknown property holding a default added", `"futureField":`, `"homepage":"","futureField":`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			card := strings.Replace(signed, tt.find, tt.replace, 1)
+			if tt.find != "" && card == signed {
+				t.Fatalf("%s not found in the card: %s", tt.find, signed)
+			}
+			if _, err := Verify([]byte(card), [][]byte{key.publicPEM}); !errors.Is(err, tt.want) {
+				t.Fatalf("Verify = %v; want %v", err, tt.want)
+			}
+			if tt.want != nil {
+				return
+			}
+			p, err := Parse([]byte(card))
+			if err != nil || !reflect.DeepEqual(p.Card, read.Card) {
+				t.Errorf("Parse of the verified card = %+v, %v; want it read as the signed card %+v", p.Card, err, read.Card)
+			}
+		})
 	}
 }
 

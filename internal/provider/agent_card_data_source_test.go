@@ -254,6 +254,28 @@ func TestAccAgentCardDataSource_fetch(t *testing.T) {
 			wantRequests: 1,
 		},
 		{
+			// Properties no version defines, as a card of a later minor
+			// version may carry: the card reads as ever, and each is a
+			// deviation at its path.
+			name: "1.0 card with top-level properties no version defines",
+			respond: serveJSON(strings.Replace(card10, `"name": "Planner",`,
+				`"name": "Planner", "homepage": "https://planner.example.com", "Extra Field": true,`, 1)),
+			check: resource.ComposeAggregateTestCheckFunc(
+				cardCheck(
+					"spec_version", "1.0",
+					"name", "Planner",
+					"interfaces.#", "2",
+					"skills.#", "1",
+					"deviations.#", "2",
+					"deviations.0.path", "$.homepage",
+					"deviations.1.path", `$["Extra Field"]`,
+				),
+				resource.TestMatchResourceAttr("data.a2a_agent_card.test", "deviations.0.message", regexp.MustCompile(`^is not defined by A2A 1\.0;`)),
+				resource.TestMatchResourceAttr("data.a2a_agent_card.test", "deviations.1.message", regexp.MustCompile(`^is not defined by A2A 1\.0;`)),
+			),
+			wantRequests: 1,
+		},
+		{
 			name:    "0.3 card",
 			respond: serveJSON(card03),
 			check: cardCheck(
