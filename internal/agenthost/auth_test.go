@@ -21,7 +21,7 @@ func TestBearerTokenGuardsJSONRPC(t *testing.T) {
 	const token = "s3cret-t0ken"
 	t.Setenv("AGENT_TOKEN", token)
 	log := &syncBuffer{}
-	h := startInProcess(t, parseConfig(t, guardedConfig), log)
+	h := startInProcess(t, parseConfig(t, guardedConfig), Options{Log: log})
 
 	cases := []struct {
 		name          string

@@ -32,7 +32,7 @@ func TestSendsBeyondTheBacklogAreRefused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			model, release := heldModel(t)
-			h := startInProcess(t, parseConfig(t, llmConfig(model.URL, tt.config)), &syncBuffer{})
+			h := startInProcess(t, parseConfig(t, llmConfig(model.URL, tt.config)), Options{})
 			client, _ := newClient(t, h.Endpoint(), nil)
 
 			takenOn := map[string]a2a.TaskID{} // by the text sent

@@ -173,11 +173,7 @@ func BenchmarkBatch(b *testing.B) {
 		{"flood of 8 MiB", flood},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h, err := Start(b.Context(), benchConfig(b), Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+			h := startInProcess(b, benchConfig(b), Options{})
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.body)))
 			for b.Loop() {

@@ -53,9 +53,9 @@ func compatHosts(t *testing.T, v03Fields bool) []compatHost {
 	cardTable := fmt.Sprintf("\n[card]\nv03_fields = %t\n", v03Fields)
 	signed := cardTable + "signing_key = \"${CARD_SIGNING_KEY}\"\n"
 	return []compatHost{
-		{name: "open", host: startInProcess(t, parseConfig(t, echoConfig+cardTable), &syncBuffer{}), sdkReadsCard: true},
-		{name: "bearer", host: startInProcess(t, parseConfig(t, guardedConfig+cardTable), &syncBuffer{}), token: token},
-		{name: "signed", host: startInProcess(t, parseConfig(t, echoConfig+signed), &syncBuffer{}), pub: pubPEM, sdkReadsCard: true},
+		{name: "open", host: startInProcess(t, parseConfig(t, echoConfig+cardTable), Options{}), sdkReadsCard: true},
+		{name: "bearer", host: startInProcess(t, parseConfig(t, guardedConfig+cardTable), Options{}), token: token},
+		{name: "signed", host: startInProcess(t, parseConfig(t, echoConfig+signed), Options{}), pub: pubPEM, sdkReadsCard: true},
 	}
 }
 
@@ -305,26 +305,27 @@ func TestCardETagFollowsContent(t *testing.T) {
 	t.Setenv("CARD_SIGNING_KEY", string(keyPEM))
 	port := freePort(t)
 	// serve deploys the agent on port, reads its card, then revalidates
-	// the card cached with etag.
-	serve := func(toml, etag string) (fresh, revalidated httpResult) {
-		cfg := parseConfig(t, toml)
-		cfg.Server.HTTPPort = port
-		h, err := Start(t.Context(), cfg, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = h.Shutdown(ctxFor(t)) }()
-		fresh = httpGet(t, h.CardURL())
-		if fresh.status != http.StatusOK {
-			t.Fatalf("card status %d", fresh.status)
-		}
-		if etag != "" {
-			revalidated = do(t, http.MethodGet, h.CardURL(), http.Header{"If-None-Match": {etag}}, nil)
+	// the card cached with etag; in a subtest, so that the deployment is
+	// gone, and the port free, once it returns.
+	serve := func(name, toml, etag string) (fresh, revalidated httpResult) {
+		if !t.Run(name, func(t *testing.T) {
+			cfg := parseConfig(t, toml)
+			cfg.Server.HTTPPort = port
+			h := startInProcess(t, cfg, Options{})
+			fresh = httpGet(t, h.CardURL())
+			if fresh.status != http.StatusOK {
+				t.Fatalf("card status %d", fresh.status)
+			}
+			if etag != "" {
+				revalidated = do(t, http.MethodGet, h.CardURL(), http.Header{"If-None-Match": {etag}}, nil)
+			}
+		}) {
+			t.FailNow()
 		}
 		return fresh, revalidated
 	}
-	before, _ := serve(echoConfig, "")
-	after, revalidated := serve(echoConfig+"\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n", before.header.Get("ETag"))
+	before, _ := serve("unsigned", echoConfig, "")
+	after, revalidated := serve("signed", echoConfig+"\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n", before.header.Get("ETag"))
 	if bytes.Equal(before.body, after.body) {
 		t.Fatal("the two deployments serve the same card; the test cannot tell ETags apart")
 	}

@@ -36,7 +36,7 @@ func wantRPCError(t *testing.T, res httpResult, code int) rpcResponse {
 // status time, cursor pagination ending in an empty nextPageToken,
 // artifacts only when asked, filters, and validation.
 func TestListTasks(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	var sent []a2a.TaskID
 	for _, text := range []string{"one", "two", "three", "four", "five"} {
@@ -146,7 +146,7 @@ func TestListTasks(t *testing.T) {
 // GetTask (3.1.3), CancelTask of a finished task (3.1.5) and
 // SubscribeToTask of one (3.1.6, 9.4.6).
 func TestTaskMethodsOnEchoTasks(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	res, err := client.SendMessage(ctxFor(t), userText("keep me"))
 	if err != nil {
@@ -177,7 +177,7 @@ func TestTaskMethodsOnEchoTasks(t *testing.T) {
 func TestTasksAreScopedToTheCaller(t *testing.T) {
 	const token = "scope-t0ken-123"
 	t.Setenv("AGENT_TOKEN", token)
-	h := startInProcess(t, parseConfig(t, guardedConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, guardedConfig), Options{})
 	authorized := http.Header{"Authorization": {"Bearer " + token}}
 	res := postRPC(t, h.Endpoint(), "SendMessage", sendParams("mine"), authorized.Clone())
 	var rpc rpcResponse
@@ -220,7 +220,7 @@ func TestTasksAreScopedToTheCaller(t *testing.T) {
 // a patch number is ignored, no version means 0.3, anything else is
 // VersionNotSupportedError with the request's id.
 func TestProtocolVersions(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	v03Params := map[string]any{"message": map[string]any{
 		"kind": "message", "messageId": "m-03", "role": "user",
 		"parts": []map[string]any{{"kind": "text", "text": "old client"}},
@@ -318,7 +318,7 @@ func TestProtocolVersions(t *testing.T) {
 // TestCardCaching covers section 8.6.1: Cache-Control with max-age, an
 // ETag, Last-Modified, and 304 for a conditional GET of the unchanged card.
 func TestCardCaching(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	first := httpGet(t, h.CardURL())
 	if first.status != http.StatusOK {
 		t.Fatalf("card status %d", first.status)
@@ -375,7 +375,7 @@ func TestCardCaching(t *testing.T) {
 // (section 9): batches, an empty one being an invalid request, parse
 // errors, and content types.
 func TestJSONRPCEnvelope(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	header := func() http.Header {
 		return http.Header{"Content-Type": {"application/json"}, a2a.SvcParamVersion: {string(a2a.Version)}}
 	}
@@ -429,7 +429,7 @@ func TestJSONRPCEnvelope(t *testing.T) {
 // that an error answers with the request's id when it could be read.
 func TestUnauthenticatedReplyCarriesTheRequestID(t *testing.T) {
 	t.Setenv("AGENT_TOKEN", "id-t0ken-456")
-	h := startInProcess(t, parseConfig(t, guardedConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, guardedConfig), Options{})
 	res := postRPC(t, h.Endpoint(), "SendMessage", sendParams("no token"), nil)
 	if res.status != http.StatusUnauthorized {
 		t.Fatalf("status %d, want 401", res.status)
@@ -461,7 +461,7 @@ func TestSubscribeToRunningTask(t *testing.T) {
 		answerWith(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"late answer"}}]}`)(w, r)
 	})
 	t.Cleanup(let)
-	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	req := userText("take your time")
 	req.Config = &a2a.SendMessageConfig{ReturnImmediately: true}

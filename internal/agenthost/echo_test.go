@@ -19,7 +19,7 @@ var hostStarters = []struct {
 	start func(t *testing.T, toml string) (endpoint string)
 }{
 	{"in-process", func(t *testing.T, toml string) string {
-		return startInProcess(t, parseConfig(t, toml), &syncBuffer{}).Endpoint()
+		return startInProcess(t, parseConfig(t, toml), Options{}).Endpoint()
 	}},
 	{"process", func(t *testing.T, toml string) string {
 		return startHostProcess(t, toml, nil).endpoint
@@ -89,7 +89,7 @@ func TestEchoThroughSDKClient(t *testing.T) {
 }
 
 func TestEchoAsMessage(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig+"\n[handler.echo]\nreply = \"message\"\n"), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig+"\n[handler.echo]\nreply = \"message\"\n"), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	res, err := client.SendMessage(ctxFor(t), userText("just a message"))
 	if err != nil {
@@ -104,7 +104,7 @@ func TestEchoAsMessage(t *testing.T) {
 // TestStreamingIsServerSentEvents checks the wire, not the SDK client, which
 // quietly falls back to a plain call when a card does not declare streaming.
 func TestStreamingIsServerSentEvents(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "s1", "method": "SendStreamingMessage", "params": sendParams("over SSE")})
 	req, _ := http.NewRequestWithContext(ctxFor(t), http.MethodPost, h.Endpoint(), bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")

@@ -47,7 +47,7 @@ func TestExampleCards(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Server.HTTPPort = 0 // any free port: the card's content is what counts
-			startInProcess(t, cfg, &syncBuffer{})
+			startInProcess(t, cfg, Options{})
 		})
 	}
 }

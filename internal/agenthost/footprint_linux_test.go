@@ -12,7 +12,7 @@ import (
 // process, checks the resident file-backed memory went down, and that the
 // process still runs code, collects garbage and serves an agent.
 func TestReleasePagesDropsExecutablePagesSafely(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	if _, err := client.SendMessage(ctxFor(t), userText("before")); err != nil {
 		t.Fatal(err)

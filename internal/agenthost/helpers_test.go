@@ -70,11 +70,14 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// startInProcess starts a host in this process and shuts it down when the
-// test ends; log collects its output.
-func startInProcess(t *testing.T, cfg *agentconfig.Config, log io.Writer) *Host {
+// startInProcess starts a host in this process with opts, shuts it down
+// when the test ends, and holds the card it serves to the A2A schemas
+// (checkServedCard). Every host the tests start in this process starts
+// here; a test that needs the host gone before it ends starts it in a
+// subtest of its own.
+func startInProcess(t testing.TB, cfg *agentconfig.Config, opts Options) *Host {
 	t.Helper()
-	h, err := Start(t.Context(), cfg, Options{Log: log})
+	h, err := Start(t.Context(), cfg, opts)
 	if err != nil {
 		t.Fatalf("start host: %v", err)
 	}
@@ -85,20 +88,19 @@ func startInProcess(t *testing.T, cfg *agentconfig.Config, log io.Writer) *Host 
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	checkServedCard(t, h, cfg)
+	checkServedCard(t, h.Endpoint(), h.CardURL(), cfg.Card.V03Fields)
 	return h
 }
 
-// checkServedCard holds the card every host a test starts serves, at both
-// well-known paths, to the A2A schemas: a card strictly valid 1.0 by
-// default, and one that 0.3 clients read too when the config asks for the
-// 0.3 fields.
-func checkServedCard(t *testing.T, h *Host, cfg *agentconfig.Config) {
+// checkServedCard holds the card a host serves, at both well-known paths,
+// to the A2A schemas: a card strictly valid 1.0 by default, and one that
+// 0.3 clients read too when the config asks for the 0.3 fields (v03).
+func checkServedCard(t testing.TB, endpoint, cardURL string, v03 bool) {
 	t.Helper()
 	// Its own connections, closed after each request, so that the check
 	// leaves nothing open for tests that count the host's connections.
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: waitLimit}
-	for _, cardURL := range []string{h.CardURL(), card.CardURLAt(h.Endpoint(), card.LegacyWellKnownPath)} {
+	for _, cardURL := range []string{cardURL, card.CardURLAt(endpoint, card.LegacyWellKnownPath)} {
 		req, err := http.NewRequestWithContext(ctxFor(t), http.MethodGet, cardURL, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +114,7 @@ func checkServedCard(t *testing.T, h *Host, cfg *agentconfig.Config) {
 		if err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: status %d, %v: %s", cardURL, resp.StatusCode, err, served)
 		}
-		if cfg.Card.V03Fields {
+		if v03 {
 			cardschema.Validate(t, cardschema.Load(t).V03, served)
 		} else {
 			cardschema.ValidateStrict10(t, served)
@@ -168,12 +170,11 @@ func execHost(t *testing.T, env []string, args ...string) *hostProcess {
 	return p
 }
 
-// startHostProcess writes toml to a file, starts the host on it and waits
-// for its startup line.
+// startHostProcess writes toml to a file and starts the host on it (ready).
 func startHostProcess(t *testing.T, toml string, env []string) *hostProcess {
 	t.Helper()
 	p := execHost(t, env, "--config", writeConfig(t, toml))
-	p.waitReady(t)
+	p.ready(t, toml)
 	return p
 }
 
@@ -186,12 +187,20 @@ func writeConfig(t *testing.T, toml string) string {
 	return file
 }
 
-func (p *hostProcess) waitReady(t *testing.T) {
+// ready waits for the startup line of the host started on the config
+// toml, and holds the card it serves to the A2A schemas (checkServedCard),
+// as startInProcess does for hosts in this process.
+func (p *hostProcess) ready(t *testing.T, toml string) {
 	t.Helper()
+	cfg, err := agentconfig.Parse([]byte(toml))
+	if err != nil {
+		t.Fatalf("parse the config of the host process: %v", err)
+	}
 	deadline := time.Now().Add(waitLimit)
 	for time.Now().Before(deadline) {
 		if line := firstLineWith(p.stdout.String(), `msg="agent host started"`); line != "" {
 			p.endpoint, p.cardURL = logField(line, "endpoint"), logField(line, "card")
+			checkServedCard(t, p.endpoint, p.cardURL, cfg.Card.V03Fields)
 			return
 		}
 		select {
@@ -246,7 +255,7 @@ func freePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-func ctxFor(t *testing.T) context.Context {
+func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	t.Cleanup(cancel)
 	return ctx

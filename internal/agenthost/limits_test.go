@@ -22,11 +22,7 @@ import (
 // mid-body loses its connection once the body read timeout passes.
 func TestStalledBodyIsCut(t *testing.T) {
 	cfg := parseConfig(t, echoConfig)
-	h, err := Start(t.Context(), cfg, Options{BodyReadTimeout: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Shutdown(ctxFor(t)) })
+	h := startInProcess(t, cfg, Options{BodyReadTimeout: 50 * time.Millisecond})
 
 	var d net.Dialer
 	endpoint, err := url.Parse(h.Endpoint())
@@ -55,7 +51,7 @@ func TestStalledBodyIsCut(t *testing.T) {
 
 // TestOversizedBodyIsRefused checks the body size bound.
 func TestOversizedBodyIsRefused(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	huge := bytes.Repeat([]byte(" "), maxRequestBytes+1)
 	res := do(t, http.MethodPost, h.Endpoint(), http.Header{"Content-Type": {"application/json"}}, huge)
 	if res.status != http.StatusRequestEntityTooLarge {
@@ -67,7 +63,7 @@ func TestOversizedBodyIsRefused(t *testing.T) {
 // TestTaskStoreIsBoundedByCount checks [tasks] max_count through the host:
 // the least recently updated finished task goes first.
 func TestTaskStoreIsBoundedByCount(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig+"\n[tasks]\nmax_count = 3\n"), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig+"\n[tasks]\nmax_count = 3\n"), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	var ids []a2a.TaskID
 	for _, text := range []string{"a", "b", "c", "d", "e"} {
@@ -127,7 +123,7 @@ func TestUpstreamCallEndsWithTheClient(t *testing.T) {
 		<-r.Context().Done()
 		once.Do(func() { close(upstreamGone) })
 	})
-	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), Options{})
 
 	ctx, cancel := context.WithCancel(ctxFor(t))
 	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":` + mustJSON(t, sendParams("slow")) + `}`
@@ -179,7 +175,7 @@ func TestUpstreamCallsAreCapped(t *testing.T) {
 		mu.Unlock()
 		answerWith(http.StatusOK, `{"choices":[{"message":{"role":"assistant","content":"done"}}]}`)(w, r)
 	})
-	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "max_concurrent_calls = 2")), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "max_concurrent_calls = 2")), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	for range 4 {
 		req := userText("queue me")
@@ -248,12 +244,8 @@ func TestExpandedSecretsStayOutOfErrorsAndLogs(t *testing.T) {
 		}
 		closed := "http://user:pa55word@" + ln.Addr().String() + "/v1"
 		_ = ln.Close()
-		h, err := Start(t.Context(), parseConfigEnv(t, llmConfig("${MODEL_URL}", ""), "MODEL_URL", closed),
+		h := startInProcess(t, parseConfigEnv(t, llmConfig("${MODEL_URL}", ""), "MODEL_URL", closed),
 			Options{Redact: newRedactor(map[string]string{"MODEL_URL": closed})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = h.Shutdown(ctxFor(t)) })
 		client, _ := newClient(t, h.Endpoint(), nil)
 		res, err := client.SendMessage(ctxFor(t), userText("hello"))
 		if err != nil {

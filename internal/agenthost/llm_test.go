@@ -153,7 +153,7 @@ func TestLLMHandler(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			model := newFakeModel(t, tc.answer)
 			log := &syncBuffer{}
-			h := startInProcess(t, parseConfig(t, llmConfig(model.URL+"/v1/", tc.extra)), log)
+			h := startInProcess(t, parseConfig(t, llmConfig(model.URL+"/v1/", tc.extra)), Options{Log: log})
 			client, _ := newClient(t, h.Endpoint(), nil)
 
 			res, err := client.SendMessage(ctxFor(t), userText("ping"))
@@ -222,7 +222,7 @@ func taskText(task *a2a.Task) string {
 func TestLLMUnreachableEndpoint(t *testing.T) {
 	model := newFakeModel(t, answerWith(200, "{}"))
 	model.Close() // nothing listens there any more
-	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 	res, err := client.SendMessage(ctxFor(t), userText("anyone?"))
 	if err != nil {
@@ -245,7 +245,7 @@ func TestLLMStreamAndCancel(t *testing.T) {
 		}
 	})
 	defer close(release)
-	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), Options{})
 	client, _ := newClient(t, h.Endpoint(), nil)
 
 	var taskID a2a.TaskID

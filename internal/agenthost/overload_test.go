@@ -41,7 +41,7 @@ var rpcHeader = http.Header{"Content-Type": {"application/json"}, a2a.SvcParamVe
 // maxBatchCalls is refused with one error naming the cap, before any of
 // its calls runs, and that a full batch still runs every call.
 func TestBatchOverTheCapIsRefusedWhole(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 
 	rpc := wantWireError(t, do(t, http.MethodPost, h.Endpoint(), rpcHeader, batchOf(t, maxBatchCalls+1)), codeInvalidRequest, a2a.ErrInvalidRequest)
 	if rpc.ID != nil || !strings.Contains(rpc.Error.Message, fmt.Sprintf("at most %d calls", maxBatchCalls)) {
@@ -68,7 +68,7 @@ func TestBatchOverTheCapIsRefusedWhole(t *testing.T) {
 // model, so the host does not hold all answers until the last call ends.
 func TestBatchAnswersAreStreamed(t *testing.T) {
 	model, release := heldModel(t)
-	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "")), Options{})
 
 	// The first call reads a task (no model involved), the second waits
 	// for the held model.
@@ -109,7 +109,7 @@ func TestRequestsOverTheBudgetAreRefused(t *testing.T) {
 	t.Run("many calls", func(t *testing.T) {
 		model, release := heldModel(t)
 		concurrent := requestBudget / minRequestCost
-		h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "max_concurrent_calls = "+strconv.Itoa(concurrent))), &syncBuffer{})
+		h := startInProcess(t, parseConfig(t, llmConfig(model.URL, "max_concurrent_calls = "+strconv.Itoa(concurrent))), Options{})
 
 		answered := make(chan error, concurrent)
 		ctx := ctxFor(t)
@@ -133,11 +133,7 @@ func TestRequestsOverTheBudgetAreRefused(t *testing.T) {
 		}
 	})
 	t.Run("large bodies", func(t *testing.T) {
-		h, err := Start(t.Context(), parseConfig(t, echoConfig), Options{BodyReadTimeout: waitLimit})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = h.Shutdown(ctxFor(t)) })
+		h := startInProcess(t, parseConfig(t, echoConfig), Options{BodyReadTimeout: waitLimit})
 		var stalled []net.Conn
 		for range requestBudget / maxRequestBytes {
 			conn := dialHost(t, h.Endpoint())
@@ -209,7 +205,7 @@ func dialHost(t *testing.T, endpoint string) net.Conn {
 // maxConnections connections open: one more is not served while they are
 // held open, and is served once one of them closes.
 func TestConnectionsOverTheCapWait(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	getCardOn := func(conn net.Conn, r *bufio.Reader) error {
 		if _, err := io.WriteString(conn, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: agent\r\n\r\n"); err != nil {
 			return err

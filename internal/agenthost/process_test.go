@@ -121,7 +121,7 @@ func TestConfigFromEnvironmentWithOverrides(t *testing.T) {
 	toml := echoConfig + "\n[server]\nhost = \"192.0.2.1\"\nhttp_port = 1\nadvertised_url = \"http://192.0.2.1:1\"\n"
 	p := execHost(t, []string{"AGENTHOST_TEST_CONFIG=" + toml},
 		"--config-env", "AGENTHOST_TEST_CONFIG", "--host", "127.0.0.1", "--port", port, "--advertised-url", advertised)
-	p.waitReady(t)
+	p.ready(t, toml)
 	if line := firstLineWith(p.stdout.String(), "agent host started"); logField(line, "listen") != "127.0.0.1:"+port || logField(line, "agent") != "echo-agent" {
 		t.Errorf("startup line %q, want agent echo-agent listening on 127.0.0.1:%s", line, port)
 	}
@@ -231,7 +231,7 @@ func TestEnvFileValuesComeFirst(t *testing.T) {
 	toml := "[agent]\nname = \"Greeter\"\ndescription = \"${GREETING}, ${PLACE}\"\n"
 	p := execHost(t, []string{"AGENTHOST_TEST_CONFIG=" + toml, "GREETING=from the environment", "PLACE=here"},
 		"--config-env", "AGENTHOST_TEST_CONFIG", "--port", port, "--env-file", envFile)
-	p.waitReady(t)
+	p.ready(t, toml)
 	var c a2a.AgentCard
 	if err := json.Unmarshal(getCard(t, "http://127.0.0.1:"+port+"/.well-known/agent-card.json"), &c); err != nil {
 		t.Fatal(err)

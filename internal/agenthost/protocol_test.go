@@ -16,7 +16,7 @@ import (
 // TestUnimplementedMethodsAnswerHonestly checks that what the host does
 // not do gets the error the A2A specification prescribes (section 3.3.4).
 func TestUnimplementedMethodsAnswerHonestly(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	pushConfig := map[string]any{"taskId": "t1", "url": "https://example.invalid/hook"}
 	cases := []struct {
 		method   string
@@ -62,7 +62,7 @@ func TestUnimplementedMethodsAnswerHonestly(t *testing.T) {
 // claims exactly the optional capabilities the host implements.
 func TestServedCardIsTheDerivedCard(t *testing.T) {
 	cfg := parseConfig(t, echoConfig)
-	h := startInProcess(t, cfg, &syncBuffer{})
+	h := startInProcess(t, cfg, Options{})
 	served := getCard(t, h.CardURL())
 	derived, err := card.Derive(cfg, h.Endpoint())
 	if err != nil {
@@ -106,11 +106,11 @@ func TestSignedCard(t *testing.T) {
 	keyPEM, pubPEM := signingKey(t)
 	t.Setenv("CARD_SIGNING_KEY", string(keyPEM))
 
-	h := startInProcess(t, parseConfig(t, echoConfig+"\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n"), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig+"\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n"), Options{})
 	if _, err := card.Verify(getCard(t, h.CardURL()), [][]byte{pubPEM}); err != nil {
 		t.Errorf("served card does not verify: %v", err)
 	}
-	unsigned := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	unsigned := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	if _, err := card.Verify(getCard(t, unsigned.CardURL()), [][]byte{pubPEM}); !errors.Is(err, card.ErrNotSigned) {
 		t.Errorf("card without signing_key: Verify err = %v, want %v", err, card.ErrNotSigned)
 	}
@@ -130,11 +130,7 @@ func TestEndpointPath(t *testing.T) {
 			cfg := parseConfig(t, echoConfig)
 			cfg.Server.HTTPPort = port
 			cfg.Server.AdvertisedURL = tc.advertised
-			h, err := Start(t.Context(), cfg, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = h.Shutdown(ctxFor(t)) }()
+			startInProcess(t, cfg, Options{})
 			client, _ := newClient(t, tc.advertised, nil)
 			res, err := client.SendMessage(ctxFor(t), userText("path"))
 			if err != nil {

@@ -16,7 +16,7 @@ import (
 // that no one who reads, greps or pastes the log runs or trusts them.
 func TestRequestLogEscapesWhatClientsChoose(t *testing.T) {
 	log := &syncBuffer{}
-	h := startInProcess(t, parseConfig(t, echoConfig), log)
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{Log: log})
 	addr := strings.TrimPrefix(h.Endpoint(), "http://")
 	tests := []struct {
 		name, method, target string

@@ -60,7 +60,7 @@ func wantErrorObject(t *testing.T, rpc rpcResponse, kind error) {
 // can be read, -32601 for an unknown method (including the 0.3 names over
 // 1.0, section 5.3) and -32602 for parameters the method cannot take.
 func TestJSONRPCRequestObjects(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	header := func() http.Header {
 		return http.Header{"Content-Type": {"application/json"}, a2a.SvcParamVersion: {string(a2a.Version)}}
 	}
@@ -133,8 +133,8 @@ func TestJSONRPCRequestObjects(t *testing.T) {
 func TestJSONRPCErrorCodes(t *testing.T) {
 	const token = "c0des-t0ken"
 	t.Setenv("AGENT_TOKEN", token)
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
-	guarded := startInProcess(t, parseConfig(t, guardedConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
+	guarded := startInProcess(t, parseConfig(t, guardedConfig), Options{})
 	done := sendTask(t, h.Endpoint(), sendParams("finished"))
 
 	message := func(extra map[string]any, parts ...map[string]any) map[string]any {
@@ -198,8 +198,8 @@ func TestJSONRPCErrorCodes(t *testing.T) {
 // in camelCase with ProtoJSON enum names (5.5) and UTC timestamps (5.6.1).
 // Unknown fields are ignored (5.7), and an empty A2A-Version is 0.3 (3.6.2).
 func TestJSONRPCResultsOnTheWire(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
-	asMessage := startInProcess(t, parseConfig(t, echoConfig+"\n[handler.echo]\nreply = \"message\"\n"), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
+	asMessage := startInProcess(t, parseConfig(t, echoConfig+"\n[handler.echo]\nreply = \"message\"\n"), Options{})
 
 	result := func(t *testing.T, res httpResult) map[string]any {
 		t.Helper()
@@ -257,10 +257,10 @@ func TestJSONRPCResultsOnTheWire(t *testing.T) {
 	// agent, failed by a model that errs, canceled while a model thinks.
 	completed := sendTask(t, h.Endpoint(), sendParams("subscribe to me"))
 	erring := newFakeModel(t, answerWith(http.StatusInternalServerError, `{"error":{"message":"overloaded"}}`))
-	failing := startInProcess(t, parseConfig(t, llmConfig(erring.URL, "")), &syncBuffer{})
+	failing := startInProcess(t, parseConfig(t, llmConfig(erring.URL, "")), Options{})
 	failed := sendTask(t, failing.Endpoint(), sendParams("fail"))
 	thinking := newFakeModel(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	slow := startInProcess(t, parseConfig(t, llmConfig(thinking.URL, "")), &syncBuffer{})
+	slow := startInProcess(t, parseConfig(t, llmConfig(thinking.URL, "")), Options{})
 	later := sendParams("cancel me")
 	later["configuration"] = map[string]any{"returnImmediately": true}
 	canceled := sendTask(t, slow.Endpoint(), later)
@@ -348,7 +348,7 @@ func sseEvents(t *testing.T, body []byte) []rpcResponse {
 // the host runs them and answers nothing, alone or in a batch, except a
 // streaming method, whose answer such a call could not receive.
 func TestJSONRPCNotifications(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	header := http.Header{"Content-Type": {"application/json"}, a2a.SvcParamVersion: {string(a2a.Version)}}
 	notify := func(method string, params any) string {
 		return `{"jsonrpc":"2.0","method":"` + method + `","params":` + mustJSON(t, params) + `}`

@@ -35,7 +35,7 @@ func wantPlainError(t *testing.T, res httpResult, code int, kind error) {
 // each is answered as any refused call is, while a call that streams
 // still gets its events.
 func TestStreamStartErrorsArePlainResponses(t *testing.T) {
-	h := startInProcess(t, parseConfig(t, echoConfig), &syncBuffer{})
+	h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 	completed := sendTask(t, h.Endpoint(), sendParams("finished"))
 	noParts := sendParams("")
 	noParts["message"].(map[string]any)["parts"] = []any{}
@@ -64,6 +64,7 @@ func TestStreamStartErrorsArePlainResponses(t *testing.T) {
 		{"0.3 tasks/resubscribe of a completed task", "tasks/resubscribe", map[string]any{"id": completed}, v03, -32004},
 		{"0.3 tasks/resubscribe of an unknown task", "tasks/resubscribe", map[string]any{"id": "no-such-task"}, v03, -32001},
 		{"0.3 message/stream to an unknown task", "message/stream", v03Message(text03, "no-such-task"), v03, -32001},
+		{"0.3 message/stream to a completed task", "message/stream", v03Message(text03, completed), v03, -32004},
 		{"SendStreamingMessage in a version the agent does not speak", "SendStreamingMessage", sendParams("x"), http.Header{a2a.SvcParamVersion: {"9.9"}}, -32009},
 	}
 	for _, tt := range tests {
@@ -71,23 +72,30 @@ func TestStreamStartErrorsArePlainResponses(t *testing.T) {
 			wantPlainError(t, postRPC(t, h.Endpoint(), tt.method, tt.params, tt.header), tt.code, nil)
 		})
 	}
+	// streams are a streaming call of each version that starts a stream
+	// when nothing refuses it.
+	streams := []struct {
+		method string
+		params any
+		header http.Header
+	}{
+		{"SendStreamingMessage", sendParams("streamed"), v10},
+		{"message/stream", v03Message(text03, ""), v03},
+	}
 	t.Run("a bearer token missing", func(t *testing.T) {
 		t.Setenv("AGENT_TOKEN", "stream-t0ken")
-		guarded := startInProcess(t, parseConfig(t, guardedConfig), &syncBuffer{})
-		res := postRPC(t, guarded.Endpoint(), "SendStreamingMessage", sendParams("x"), nil)
-		if ct := res.header.Get("Content-Type"); res.status != http.StatusUnauthorized || !strings.HasPrefix(ct, "application/json") {
-			t.Errorf("status %d Content-Type %q, want 401 and a JSON-RPC error response", res.status, ct)
+		guarded := startInProcess(t, parseConfig(t, guardedConfig), Options{})
+		for _, tc := range streams {
+			res := postRPC(t, guarded.Endpoint(), tc.method, tc.params, tc.header)
+			var rpc rpcResponse
+			if ct := res.header.Get("Content-Type"); res.status != http.StatusUnauthorized || !strings.HasPrefix(ct, "application/json") ||
+				json.Unmarshal(res.body, &rpc) != nil || rpc.Error == nil {
+				t.Errorf("%s: status %d Content-Type %q: %s; want 401 and a JSON-RPC error response", tc.method, res.status, ct, res.body)
+			}
 		}
 	})
 	t.Run("a stream that starts is a stream", func(t *testing.T) {
-		for _, tc := range []struct {
-			method string
-			params any
-			header http.Header
-		}{
-			{"SendStreamingMessage", sendParams("streamed"), v10},
-			{"message/stream", v03Message(text03, ""), v03},
-		} {
+		for _, tc := range streams {
 			res := postRPC(t, h.Endpoint(), tc.method, tc.params, tc.header)
 			if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 				t.Fatalf("%s: Content-Type %q, want an event stream: %s", tc.method, ct, res.body)
