@@ -10,15 +10,8 @@
 #
 # The brought agent is the official A2A Go SDK's `a2a serve`, a real A2A
 # agent nobody here wrote; any program that serves its own Agent Card runs
-# the same way (see the "Bring your own agent" guide).
-
-terraform {
-  required_providers {
-    a2a = {
-      source = "a2a-terraform/a2a"
-    }
-  }
-}
+# the same way (see the "Bring your own agent" guide). versions.tf names the
+# provider.
 
 variable "state_dir" {
   description = "Where the provider keeps its agent records and logs. Empty: .a2a-state next to this file."

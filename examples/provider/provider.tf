@@ -1,10 +1,8 @@
-terraform {
-  required_providers {
-    a2a = {
-      source = "a2a-terraform/a2a"
-    }
-  }
-}
+# Two configurations of the provider; versions.tf names it. Applied as it is,
+# with no agent declared, this needs nothing: Terraform configures no
+# provider that no resource or data source uses. An agent or data source
+# declared with `provider = a2a.containers` needs a Docker engine answering
+# on /var/run/docker.sock (for a Podman engine, set host to its socket).
 
 # Agents run as local processes unless an adapter block says otherwise. The
 # runtime state lives in $XDG_STATE_HOME/terraform-provider-a2a by default.

@@ -5,14 +5,7 @@
 #
 # `make demo` runs this with the provider built from source; `make
 # dev-config` prints how to run it, or any configuration, with that build.
-
-terraform {
-  required_providers {
-    a2a = {
-      source = "a2a-terraform/a2a"
-    }
-  }
-}
+# versions.tf names the provider.
 
 variable "state_dir" {
   description = "Where the provider keeps its agent records and logs. Empty: .a2a-state next to this file, so the example leaves nothing in your home directory."
