@@ -52,6 +52,16 @@ func requireTerraform(t *testing.T) {
 	}
 }
 
+// missing skips the test for lack of a part, or fails it where require
+// names a variable set to 1, as CI sets A2A_REQUIRE_ENGINE and the like.
+func missing(t *testing.T, require, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(require) == "1" {
+		t.Fatalf(require+"=1 but "+format, args...)
+	}
+	t.Skipf(format+" (set "+require+"=1 to fail instead)", args...)
+}
+
 // unitTest runs tc with the real terraform binary whether or not TF_ACC is
 // set, failing clearly when terraform is missing.
 func unitTest(t *testing.T, tc resource.TestCase) {

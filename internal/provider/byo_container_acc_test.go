@@ -52,7 +52,7 @@ func busybox(t *testing.T) []byte {
 	t.Helper()
 	path, err := exec.LookPath("busybox")
 	if err != nil {
-		t.Fatalf("the --exec agent's image needs a static busybox (Debian: busybox-static), which is not on PATH: %v", err)
+		missing(t, requireEngine, "the --exec agent's image needs a static busybox (Debian: busybox-static), which is not on PATH: %v", err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
