@@ -140,18 +140,28 @@ func agentConfig(name string, extra ...string) []byte {
 // fetchCard reads the agent's card through the API server's proxy to its
 // Service, the way the tests' machine reaches agents in the cluster.
 func fetchCard(ctx context.Context, rt *Runtime, a agentruntime.Agent) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(rt.serviceProxy(rt.knownName(a.ID), a.Port), "/")+card.WellKnownPath, nil)
+	status, body, err := viaProxy(ctx, rt, a, http.MethodGet, card.WellKnownPath, nil, nil)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("GET %s of agent %s: %d %s", card.WellKnownPath, a.ID, status, http.StatusText(status))
+	}
+	return body, err
+}
+
+// viaProxy sends a request for path to the agent through the API server's
+// proxy to its Service, and returns the status and body of the answer.
+func viaProxy(ctx context.Context, rt *Runtime, a agentruntime.Agent, method, path string, header http.Header, body io.Reader) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(rt.serviceProxy(rt.knownName(a.ID), a.Port), "/")+path, body)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	res, err := rt.proxy.Do(req)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	defer func() { _ = res.Body.Close() }()
-	body, err := io.ReadAll(res.Body)
-	if err == nil && res.StatusCode != http.StatusOK {
-		err = fmt.Errorf("GET %s: %s", req.URL, res.Status)
-	}
-	return body, err
+	answer, err := io.ReadAll(res.Body)
+	return res.StatusCode, answer, err
 }
