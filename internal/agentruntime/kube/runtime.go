@@ -471,6 +471,10 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if derr != nil {
 		return agentruntime.Agent{}, r.goneDeployment(id, cm, derr)
 	}
+	if _, err := provisionedConfig(d, cm); err != nil {
+		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindDamaged, op, id, nil,
+			"%v: its last provision did not finish, or the configmap was changed outside Terraform; terraform apply provisions it again", err)
+	}
 	pods, err := r.pods(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
@@ -491,6 +495,26 @@ func (r *Runtime) goneDeployment(id string, cm *corev1.ConfigMap, notFound error
 		"the agent's deployment %s/%s is gone but its configmap is not (the deployment was deleted outside Terraform, "+
 			"or its deletion was cut short); terraform apply creates it again, and terraform destroy removes what is left",
 		r.opts.Namespace, cm.Name)
+}
+
+// provisionedConfig is the config the agent's ConfigMap holds, provided
+// it is the one its Deployment records, by digest: the ConfigMap is put
+// before the Deployment is updated, so a provision cut between the two
+// leaves the ConfigMap ahead of the Deployment and of the pods. No
+// ConfigMap, or none holding a config, is no config and no error.
+func provisionedConfig(d *appsv1.Deployment, cm *corev1.ConfigMap) ([]byte, error) {
+	if cm == nil {
+		return nil, nil
+	}
+	raw, ok := cm.Data[configKey]
+	if !ok {
+		return nil, nil
+	}
+	if sum, want := agentconfig.Digest([]byte(raw)), d.Annotations[annotationConfigSHA]; sum != want {
+		return nil, fmt.Errorf("configmap %s/%s holds a config (sha256 %s) other than the one deployment %s records (sha256 %s)",
+			cm.Namespace, cm.Name, sum, d.Name, want)
+	}
+	return []byte(raw), nil
 }
 
 // Recover finds the agents of earlier processes by their labels; the
@@ -623,11 +647,8 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 	}
 	paths := cardPathsOf(ann)
 	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])
-	if cm != nil {
-		if raw, ok := cm.Data[configKey]; ok {
-			a.Config = []byte(raw)
-		}
-	}
+	// A config the Deployment does not record reads as none: Get says why.
+	a.Config, _ = provisionedConfig(d, cm)
 	switch failed := failing(pods); {
 	case *d.Spec.Replicas > 0 && failed != nil:
 		// Pods that cannot run (their agent exits, their image is missing)
@@ -643,6 +664,9 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 			if check.Healthy() {
 				a.Health = agentruntime.HealthHealthy
 			}
+		}
+		if rolling := rollingOut(d); rolling != nil && a.Health == agentruntime.HealthHealthy {
+			a.Health, a.CardError = agentruntime.HealthUnhealthy, rolling
 		}
 	case wasStarted(d):
 		a.Health = agentruntime.HealthStopped
