@@ -329,11 +329,12 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 
 // restartWarning says why the plan restarts an agent whose config did not
 // change: it runs but its card does not answer, which is also how an agent
-// started without waiting reads while it is still starting.
+// started without waiting reads while it is still starting, or, on
+// Kubernetes, its pods do not all run its spec.
 func restartWarning(prior *agentModel) diag.Diagnostics {
 	var diags diag.Diagnostics
-	detail := fmt.Sprintf("Agent %q is running but its card does not answer (health %q), so apply restarts it, as it does "+
-		"a hung agent.", prior.ID.ValueString(), prior.Health.ValueString())
+	detail := fmt.Sprintf("Agent %q is running but reads %q: its card does not answer, or, on Kubernetes, its pods do not all "+
+		"run its current spec (a rollout that did not finish). Apply restarts it, as it does a hung agent.", prior.ID.ValueString(), prior.Health.ValueString())
 	if !prior.WaitForHealthy.ValueBool() {
 		detail += " With wait_for_healthy = false the last apply did not wait for the card, so the agent may only be still " +
 			"starting: if so, refresh again once it answers (terraform plan -refresh-only) and this restart goes away."

@@ -39,7 +39,7 @@ var crashPoints = map[string][]string{
 // destroy nothing of the state dir runs or remains.
 func TestAccCrash_provider(t *testing.T) {
 	requireAcc(t)
-	runCrashPoints(t, "", crashPoints)
+	runCrashPoints(t, func(*testing.T) crashAdapter { return localAgents{} }, crashPoints)
 }
 
 // containerCrashPoints are the crash points a container agent's create,
@@ -56,15 +56,17 @@ var containerCrashPoints = map[string][]string{
 func TestAccCrash_container(t *testing.T) {
 	requireAcc(t)
 	needEngine(t)
-	runCrashPoints(t, "  container {\n    stop_grace_period = \"3s\"\n  }\n", containerCrashPoints)
+	runCrashPoints(t, func(*testing.T) crashAdapter { return containerAgents{} }, containerCrashPoints)
 }
 
-func runCrashPoints(t *testing.T, adapterBlock string, points map[string][]string) {
+// runCrashPoints runs, for every crash point of each operation, a world on
+// the adapter that adapter makes for the subtest: the provider dies at the
+// point's second hit, and one apply (or destroy) must then converge.
+func runCrashPoints(t *testing.T, adapter func(*testing.T) crashAdapter, points map[string][]string) {
 	for op, points := range points {
 		for _, point := range points {
 			t.Run(op+"/"+point, func(t *testing.T) {
-				w := newCrashWorld(t)
-				w.adapterBlock = adapterBlock
+				w := newCrashWorld(t, adapter(t))
 				w.declare("first", crashAgents...)
 				at := point + ":2"
 				switch op {
@@ -100,7 +102,7 @@ func TestAccCrash_terraformKilled(t *testing.T) {
 	for i := range 3 {
 		delay := time.Duration(200+rng.IntN(2500)) * time.Millisecond
 		t.Run(delay.String(), func(t *testing.T) {
-			w := newCrashWorld(t)
+			w := newCrashWorld(t, localAgents{})
 			w.declare("first", crashAgents...)
 			if i > 0 {
 				w.converge()

@@ -51,7 +51,7 @@ func TestAccCrash_recordDamage(t *testing.T) {
 	for kind, damage := range recordDamage {
 		for _, then := range []string{"apply", "destroy"} {
 			t.Run(kind+"/"+then, func(t *testing.T) {
-				w := newCrashWorld(t)
+				w := newCrashWorld(t, localAgents{})
 				w.declare("first", crashAgents...)
 				w.converge()
 				before := w.stateAgents()
@@ -87,7 +87,7 @@ func TestAccCrash_damageSeenByARefresh(t *testing.T) {
 	requireAcc(t)
 	for _, then := range []string{"apply", "destroy"} {
 		t.Run(then, func(t *testing.T) {
-			w := newCrashWorld(t)
+			w := newCrashWorld(t, localAgents{})
 			w.declare("first", crashAgents...)
 			w.converge()
 			recordDamage["record invalid"](t, w.stateDir, w.agentID(crashAgents[0]))
@@ -107,7 +107,7 @@ func TestAccCrash_damageSeenByARefresh(t *testing.T) {
 // Pointed at the new place, it manages them again with an empty plan.
 func TestAccCrash_stateDirMoved(t *testing.T) {
 	requireAcc(t)
-	w := newCrashWorld(t)
+	w := newCrashWorld(t, localAgents{})
 	w.declare("first", crashAgents...)
 	w.converge()
 	running := w.processes()

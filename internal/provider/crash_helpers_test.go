@@ -56,28 +56,44 @@ type crashWorld struct {
 	work     string
 	stateDir string
 	env      []string
-	// adapterBlock is the provider block's adapter block; empty selects
-	// the local adapter.
-	adapterBlock string
+	// adapter is what the world's agents run on.
+	adapter crashAdapter
 	// suffix makes the agents' names this world's own, as containers on a
 	// shared engine must be.
 	suffix string
 }
 
-// container reports whether the world runs its agents as containers.
-func (w *crashWorld) container() bool { return w.adapterBlock != "" }
+// crashAdapter is an adapter as a fault-injection world sees it: the
+// provider block's adapter block, and where to look for what the world's
+// agents run as and leave behind.
+type crashAdapter interface {
+	// block is the provider block's adapter block; empty selects the
+	// local adapter.
+	block() string
+	// found returns, by agent id, the instances that each of the world's
+	// agents with anything on the adapter runs as, named as the instance
+	// attribute names them: none for an agent that has objects but does
+	// not run.
+	found(w *crashWorld) map[string][]string
+	// left describes what of the world's agents is left on the adapter,
+	// once they are all destroyed.
+	left(w *crashWorld) []string
+	// remove removes whatever of the world's agents a failed test left.
+	remove(w *crashWorld)
+}
 
-func newCrashWorld(t *testing.T) *crashWorld {
+// newCrashWorld makes a world whose agents run on the adapter.
+func newCrashWorld(t *testing.T, adapter crashAdapter) *crashWorld {
 	t.Helper()
 	root := t.TempDir()
 	suffix := make([]byte, 3)
 	_, _ = rand.Read(suffix)
-	w := &crashWorld{t: t, work: filepath.Join(root, "work"), stateDir: filepath.Join(root, "state"), suffix: hex.EncodeToString(suffix)}
+	w := &crashWorld{t: t, work: filepath.Join(root, "work"), stateDir: filepath.Join(root, "state"), adapter: adapter, suffix: hex.EncodeToString(suffix)}
 	if err := os.MkdirAll(w.work, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	w.env = devProvider(t, root)
-	t.Cleanup(w.cleanup)
+	t.Cleanup(func() { w.adapter.remove(w) })
 	return w
 }
 
@@ -87,7 +103,7 @@ func (w *crashWorld) declare(description string, names ...string) {
 	w.t.Helper()
 	var b strings.Builder
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    a2a = { source = \"a2a-terraform/a2a\" }\n  }\n}\n")
-	fmt.Fprintf(&b, "provider \"a2a\" {\n  state_dir = %q\n%s}\n", w.stateDir, w.adapterBlock)
+	fmt.Fprintf(&b, "provider \"a2a\" {\n  state_dir = %q\n%s}\n", w.stateDir, w.adapter.block())
 	for _, n := range names {
 		fmt.Fprintf(&b, "resource \"a2a_agent\" %q {\n  config = <<-EOT\n%s\n  EOT\n}\n", n, indent(echoConfig(w.agentName(n), description)))
 	}
@@ -145,7 +161,7 @@ func (w *crashWorld) converge() string {
 	if out, code := w.terraform(nil, "plan", "-detailed-exitcode", "-input=false"); code != 0 {
 		w.t.Fatalf("the plan after one apply is not empty (exit %d):\n%s", code, out)
 	}
-	w.checkProcessesMatchState()
+	w.checkInstancesMatchState()
 	return out
 }
 
@@ -182,6 +198,38 @@ func (w *crashWorld) stateAgents() map[string]string {
 	return agents
 }
 
+// localAgents are agents run as processes by the local adapter.
+type localAgents struct{}
+
+func (localAgents) block() string { return "" }
+
+func (localAgents) found(w *crashWorld) map[string][]string { return w.processes() }
+
+// left waits a moment for the processes of a destroy to go.
+func (localAgents) left(w *crashWorld) []string {
+	for deadline := time.Now().Add(5 * time.Second); len(w.processes()) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var left []string
+	for id, pids := range w.processes() {
+		left = append(left, fmt.Sprintf("agent %s runs as pids %v", id, pids))
+	}
+	return left
+}
+
+func (localAgents) remove(w *crashWorld) {
+	if _, err := os.Stat(filepath.Join(w.stateDir, ".id")); err != nil {
+		return
+	}
+	for _, pids := range w.processes() {
+		for _, pid := range pids {
+			if n, err := strconv.Atoi(pid); err == nil {
+				_ = syscall.Kill(-n, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
 // processes returns the agent processes of the world's state dir, by the
 // identity they carry, as agent id → pids.
 func (w *crashWorld) processes() map[string][]string {
@@ -203,9 +251,14 @@ func (w *crashWorld) processes() map[string][]string {
 	return out
 }
 
-// containers returns the running containers of the world's agents on the
+// containerAgents are agents run as containers by the container adapter.
+type containerAgents struct{}
+
+func (containerAgents) block() string { return "  container {\n    stop_grace_period = \"3s\"\n  }\n" }
+
+// found returns the running containers of the world's agents on the
 // engine, as agent id → container ids.
-func (w *crashWorld) containers() map[string][]string {
+func (containerAgents) found(w *crashWorld) map[string][]string {
 	w.t.Helper()
 	out := map[string][]string{}
 	for _, n := range crashAgents {
@@ -221,9 +274,8 @@ func (w *crashWorld) containers() map[string][]string {
 	return out
 }
 
-// leftContainers returns every container of the world's agents, running
-// or not.
-func (w *crashWorld) leftContainers() []string {
+// left returns every container of the world's agents, running or not.
+func (containerAgents) left(w *crashWorld) []string {
 	w.t.Helper()
 	var left []string
 	for _, n := range crashAgents {
@@ -236,54 +288,49 @@ func (w *crashWorld) leftContainers() []string {
 	return left
 }
 
-// checkProcessesMatchState proves that every agent process of the state
-// dir is the instance of exactly one resource in state, and every agent in
+func (c containerAgents) remove(w *crashWorld) {
+	for _, id := range c.left(w) {
+		_, _ = docker("rm", "-f", id)
+	}
+}
+
+// checkInstancesMatchState proves that every agent instance of the world
+// is the instance of exactly one resource in state, and every agent in
 // state runs as its instance.
-func (w *crashWorld) checkProcessesMatchState() {
+func (w *crashWorld) checkInstancesMatchState() {
 	w.t.Helper()
 	agents := w.stateAgents()
-	procs := w.processes()
-	if w.container() {
-		procs = w.containers()
-	}
-	for id, pids := range procs {
+	found := w.adapter.found(w)
+	for id, instances := range found {
 		instance, tracked := agents[id]
 		switch {
 		case !tracked:
-			w.t.Errorf("agent %q runs (pids %v) but no resource in state tracks it", id, pids)
-		case len(pids) != 1:
-			w.t.Errorf("agent %q runs %d times (pids %v)", id, len(pids), pids)
-		case pids[0] != instance:
-			w.t.Errorf("agent %q runs as %s, but state says instance %q", id, pids[0], instance)
+			w.t.Errorf("agent %q is there (instances %v) but no resource in state tracks it", id, instances)
+		case len(instances) != 1:
+			w.t.Errorf("agent %q runs %d times (%v)", id, len(instances), instances)
+		case instances[0] != instance:
+			w.t.Errorf("agent %q runs as %s, but state says instance %q", id, instances[0], instance)
 		}
 	}
 	for id := range agents {
-		if len(procs[id]) == 0 {
+		if _, there := found[id]; !there {
 			w.t.Errorf("agent %q is in state but does not run", id)
 		}
 	}
 }
 
-// destroyed runs destroy and proves nothing of the state dir runs or
-// remains.
+// destroyed runs destroy and proves nothing of the world's agents runs or
+// remains, on the adapter or in the state dir.
 func (w *crashWorld) destroyed() {
 	w.t.Helper()
 	w.mustSucceed("destroy", "-auto-approve", "-input=false")
-	w.checkNothingOfStateDir()
+	w.checkNothingLeft()
 }
 
-func (w *crashWorld) checkNothingOfStateDir() {
+func (w *crashWorld) checkNothingLeft() {
 	w.t.Helper()
-	if w.container() {
-		if left := w.leftContainers(); len(left) > 0 {
-			w.t.Errorf("destroy left containers on the engine: %v", left)
-		}
-	}
-	for deadline := time.Now().Add(5 * time.Second); len(w.processes()) > 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if procs := w.processes(); len(procs) > 0 {
-		w.t.Errorf("agent processes of the state dir still run after destroy: %v", procs)
+	if left := w.adapter.left(w); len(left) > 0 {
+		w.t.Errorf("destroy left agents' instances or objects behind: %v", left)
 	}
 	left, err := statedirtest.Leftovers(w.stateDir)
 	if err != nil {
@@ -293,24 +340,5 @@ func (w *crashWorld) checkNothingOfStateDir() {
 	left = slices.DeleteFunc(left, func(f string) bool { return filepath.Base(f) == "container-image-build.lock" })
 	if len(left) > 0 {
 		w.t.Errorf("destroy left files behind in the state dir: %s", strings.Join(left, ", "))
-	}
-}
-
-// cleanup stops whatever a failed test left running of its state dir.
-func (w *crashWorld) cleanup() {
-	if w.container() {
-		for _, c := range w.leftContainers() {
-			_, _ = docker("rm", "-f", c)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(w.stateDir, ".id")); err != nil {
-		return
-	}
-	for _, pids := range w.processes() {
-		for _, pid := range pids {
-			if n, err := strconv.Atoi(pid); err == nil {
-				_ = syscall.Kill(-n, syscall.SIGKILL)
-			}
-		}
 	}
 }

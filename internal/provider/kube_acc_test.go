@@ -151,15 +151,7 @@ func (k *kubeCluster) checkNothingLeft(ns, id string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		opts := metav1.ListOptions{LabelSelector: agentSelector(id)}
-		lists := map[string]func() (runtime.Object, error){
-			"deployments": func() (runtime.Object, error) { return k.cs.AppsV1().Deployments(ns).List(ctx, opts) },
-			"services":    func() (runtime.Object, error) { return k.cs.CoreV1().Services(ns).List(ctx, opts) },
-			"configmaps":  func() (runtime.Object, error) { return k.cs.CoreV1().ConfigMaps(ns).List(ctx, opts) },
-			"secrets":     func() (runtime.Object, error) { return k.cs.CoreV1().Secrets(ns).List(ctx, opts) },
-			"pods":        func() (runtime.Object, error) { return k.cs.CoreV1().Pods(ns).List(ctx, opts) },
-		}
-		for kind, list := range lists {
+		for kind, list := range k.agentObjects(ctx, ns, agentSelector(id)) {
 			l, err := list()
 			if err != nil {
 				return err
@@ -169,6 +161,19 @@ func (k *kubeCluster) checkNothingLeft(ns, id string) resource.TestCheckFunc {
 			}
 		}
 		return nil
+	}
+}
+
+// agentObjects lists, by kind, the objects and pods of namespace ns that
+// selector selects: every kind an agent has.
+func (k *kubeCluster) agentObjects(ctx context.Context, ns, selector string) map[string]func() (runtime.Object, error) {
+	opts := metav1.ListOptions{LabelSelector: selector}
+	return map[string]func() (runtime.Object, error){
+		"deployments": func() (runtime.Object, error) { return k.cs.AppsV1().Deployments(ns).List(ctx, opts) },
+		"services":    func() (runtime.Object, error) { return k.cs.CoreV1().Services(ns).List(ctx, opts) },
+		"configmaps":  func() (runtime.Object, error) { return k.cs.CoreV1().ConfigMaps(ns).List(ctx, opts) },
+		"secrets":     func() (runtime.Object, error) { return k.cs.CoreV1().Secrets(ns).List(ctx, opts) },
+		"pods":        func() (runtime.Object, error) { return k.cs.CoreV1().Pods(ns).List(ctx, opts) },
 	}
 }
 

@@ -9,12 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	containertypes "github.com/moby/moby/api/types/container"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
 // The engine is the record of what runs; the state dir keeps, beside it,
@@ -59,59 +57,16 @@ type creation struct {
 	EnvAllowlist string `json:"env_allowlist,omitempty"`
 }
 
-// creatorKey names the lock the creator of an agent holds until it exits.
-func (r *Runtime) creatorKey(id string) string { return "creator-" + r.containerName(id) }
-
-// creatorProbe bounds the wait for a creator lock: a live creator holds it
-// for good, a dead one holds nothing.
-const creatorProbe = 100 * time.Millisecond
-
-// holdCreation takes the agent's creator lock and keeps it until this
-// process exits or the agent is claimed or removed.
-func (r *Runtime) holdCreation(ctx context.Context, op, id string) error {
-	if _, held := r.creations.Load(id); held {
-		return nil
-	}
-	lock, err := r.opts.StateDir.LockKey(ctx, r.creatorKey(id))
-	if err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
-	}
-	r.creations.Store(id, lock)
-	return nil
-}
-
-// creatorGone reports whether the process that created agent id has
-// exited, removing its creator lock if so. This process is never gone.
-func (r *Runtime) creatorGone(ctx context.Context, id string) bool {
-	if _, mine := r.creations.Load(id); mine {
-		return false
-	}
-	probe, cancel := context.WithTimeout(ctx, creatorProbe)
-	defer cancel()
-	lock, err := r.opts.StateDir.LockKey(probe, r.creatorKey(id))
-	if err != nil {
-		return false
-	}
-	_ = lock.Remove()
-	return true
-}
-
-// releaseCreation lets go of the agent's creator lock, claimed or removed
-// as the agent is, and removes its file when no live creator holds it.
-func (r *Runtime) releaseCreation(ctx context.Context, id string) {
-	if v, mine := r.creations.LoadAndDelete(id); mine {
-		_ = v.(*statedir.KeyLock).Remove()
-		return
-	}
-	r.creatorGone(ctx, id)
-}
+// creatorKey names the creator lock of the agent, which its creator holds
+// until it exits (statedir.Dir.HoldCreator).
+func (r *Runtime) creatorKey(id string) string { return r.containerName(id) }
 
 // takenOverBy reports whether a create-only provision of spec may take the
 // agent's existing container over: a create of that very spec made it, no
 // one claimed it since, and its creator has exited.
 func (r *Runtime) takenOverBy(ctx context.Context, id string, c creation) bool {
 	in := r.readIntent(id)
-	return in != nil && in.Creation != nil && *in.Creation == c && r.creatorGone(ctx, id)
+	return in != nil && in.Creation != nil && *in.Creation == c && r.opts.StateDir.CreatorGone(ctx, r.creatorKey(id))
 }
 
 // Claim records that the caller tracks the agent, so that no later create
@@ -135,7 +90,7 @@ func (r *Runtime) Claim(ctx context.Context, id string) error {
 	if err := r.writeIntent(op, id, *in); err != nil {
 		return err
 	}
-	r.releaseCreation(ctx, id)
+	r.opts.StateDir.ReleaseCreator(ctx, r.creatorKey(id))
 	return nil
 }
 

@@ -3,14 +3,16 @@ package container
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/rerun"
 )
 
 // TestRemovedContainerKeepsPort removes an agent's container behind the
@@ -115,43 +117,72 @@ func TestAsideContainerRemovedAtStart(t *testing.T) {
 }
 
 // TestCreateTakesOverDeadCreation: an agent whose create-only provision
-// died before its caller recorded it (its creator lock let go, its
+// exited before its caller recorded it (its creator lock let go, its
 // creation unclaimed) is taken over by a create of the very same spec
-// only; once claimed, no create takes it over.
+// only, and not while its creator lives; once claimed, no create takes it
+// over.
 func TestCreateTakesOverDeadCreation(t *testing.T) {
-	rt := newRuntime(t, testOptions(t, newScope(t)))
+	if rerun.Part() == partCreateAndExit {
+		createAndExit(t)
+	}
+	opts := testOptions(t, newScope(t))
+	rt := newRuntime(t, opts)
 	ctx := testContext(t)
 	spec := agentruntime.Spec{Config: agentConfig("Orphaned Create"), CreateOnly: true}
-	a, err := rt.Provision(ctx, spec)
+	// The creator: another provider process of the state dir, which
+	// creates the agent and exits.
+	out, err := rerun.Run(t, partCreateAndExit, creatorScope+"="+opts.Scope, creatorStateDir+"="+opts.StateDir.Path(), creatorExecutable+"="+opts.Executable)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the creator process: %v\n%s", err, out)
 	}
-	if _, err := rt.Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
-		t.Fatalf("a second create while the creator lives = %v, want it refused as existing", err)
-	}
-	// The creator dies: its lock goes with it.
-	held, _ := rt.creations.LoadAndDelete(a.ID)
-	held.(*statedir.KeyLock).Unlock()
+	id := agentconfig.Slug("Orphaned Create")
 	other := agentruntime.Spec{Config: agentConfig("Orphaned Create", "# another config"), CreateOnly: true}
 	if _, err := rt.Provision(ctx, other); !errors.Is(err, agentruntime.ErrConflict) {
 		t.Fatalf("a create of another spec = %v, want it refused as existing", err)
 	}
-	if got, err := rt.Get(ctx, a.ID); err != nil || !got.Unclaimed {
+	if got, err := rt.Get(ctx, id); err != nil || !got.Unclaimed {
 		t.Fatalf("Get = %+v, %v; want the agent unclaimed", got, err)
 	}
 	if _, err := rt.Provision(ctx, spec); err != nil {
 		t.Fatalf("a create of the very same spec = %v, want it to take the agent over", err)
 	}
-	if err := rt.Claim(ctx, a.ID); err != nil {
+	// This process is the creator now, and lives.
+	otherProcess := opts
+	otherProcess.StateDir = statedirtest.Open(t, opts.StateDir.Path())
+	if _, err := newRuntime(t, otherProcess).Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
+		t.Fatalf("a create while the creator lives = %v, want it refused as existing", err)
+	}
+	if err := rt.Claim(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := rt.Get(ctx, a.ID); err != nil || got.Unclaimed {
+	if got, err := rt.Get(ctx, id); err != nil || got.Unclaimed {
 		t.Fatalf("Get after Claim = %+v, %v; want the agent claimed", got, err)
 	}
 	if _, err := rt.Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
 		t.Fatalf("a create after the claim = %v, want it refused as existing", err)
 	}
-	if err := rt.Deprovision(ctx, a.ID); err != nil {
+	if err := rt.Deprovision(ctx, id); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The part of a creator that creates "Orphaned Create" and exits, and the
+// variables that tell it where.
+const (
+	partCreateAndExit = "create and exit"
+	creatorScope      = "A2A_TEST_CREATOR_SCOPE"
+	creatorStateDir   = "A2A_TEST_CREATOR_STATE_DIR"
+	creatorExecutable = "A2A_TEST_CREATOR_EXECUTABLE"
+)
+
+// createAndExit plays the creator: it creates the agent and exits, without
+// the cleanups of the test binary, as a provider process that ends would.
+func createAndExit(t *testing.T) {
+	opts := Options{Scope: os.Getenv(creatorScope), Version: "test", Executable: os.Getenv(creatorExecutable),
+		StateDir: statedirtest.Open(t, os.Getenv(creatorStateDir)), StopGracePeriod: 5 * time.Second}
+	spec := agentruntime.Spec{Config: agentConfig("Orphaned Create"), CreateOnly: true}
+	if _, err := newRuntime(t, opts).Provision(testContext(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(0)
 }

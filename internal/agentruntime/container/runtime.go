@@ -47,10 +47,6 @@ type Runtime struct {
 	digestOnce sync.Once
 	digest     string
 	digestErr  error
-
-	// creations holds, by agent id, the creator locks of the agents this
-	// process created and no one has claimed yet.
-	creations sync.Map
 }
 
 var _ agentruntime.Runtime = (*Runtime)(nil)
@@ -148,8 +144,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		if existing != nil && !r.takenOverBy(ctx, id, *made) {
 			return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 		}
-		if err := r.holdCreation(ctx, "provision", id); err != nil {
-			return agentruntime.Agent{}, err
+		if err := r.opts.StateDir.HoldCreator(ctx, r.creatorKey(id)); err != nil {
+			return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, "provision", id, err, "")
 		}
 	}
 	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
@@ -173,7 +169,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	if made == nil {
 		// Provisioned again by its owner: claimed.
-		r.releaseCreation(ctx, id)
+		r.opts.StateDir.ReleaseCreator(ctx, r.creatorKey(id))
 	}
 	crashpoint.Hit("container-provision-intended")
 	var created string
@@ -518,7 +514,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err
 	}
 	releasePorts(id)
-	r.releaseCreation(ctx, id)
+	r.opts.StateDir.ReleaseCreator(ctx, r.creatorKey(id))
 	// The agent is gone for good, and its lock file with it. The lock file
 	// goes before the intent file: a deprovision cut between the two leaves
 	// the intent, which keeps the agent tracked (Get reads it damaged) until

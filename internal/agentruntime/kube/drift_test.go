@@ -52,6 +52,45 @@ func TestDeploymentDeletedByHand(t *testing.T) {
 	}
 }
 
+// TestConfigMapAheadOfDeployment: an agent whose ConfigMap holds another
+// config than its Deployment records, as a provision cut between the two
+// leaves it, reads damaged, naming the ConfigMap, and lists with no config,
+// rather than passing the ConfigMap's config off as the one it runs;
+// provisioning it again mends it.
+func TestConfigMapAheadOfDeployment(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	rt := newRuntime(t, opts)
+	ctx := testContext(t)
+	a, err := rt.Provision(ctx, agentruntime.Spec{Config: agentConfig("Kube Ahead")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	next := agentConfig("Kube Ahead", "# the next config")
+	configMaps := rt.cs.CoreV1().ConfigMaps(opts.Namespace)
+	cm, err := configMaps.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data[configKey] = string(next)
+	if _, err := configMaps.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Get(ctx, a.ID); !agentruntime.IsKind(err, agentruntime.KindDamaged) || !strings.Contains(err.Error(), "configmap "+opts.Namespace+"/"+cm.Name) {
+		t.Fatalf("Get of an agent whose configmap is ahead of its deployment = %v, want damaged, naming the configmap", err)
+	}
+	listed, err := rt.List(ctx)
+	if err != nil || len(listed) != 1 || len(listed[0].Config) != 0 {
+		t.Fatalf("List = %+v, %v; want the agent, with no config", listed, err)
+	}
+	if _, err := rt.Provision(ctx, agentruntime.Spec{Config: next}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rt.Get(ctx, a.ID); err != nil || string(got.Config) != string(next) {
+		t.Fatalf("Get after provisioning again = config %q, %v; want %q", got.Config, err, next)
+	}
+}
+
 // TestReplicas: an agent provisioned with two replicas runs two ready
 // pods behind its Service, which its instance names, again after a stop;
 // provisioned with three, then one, while it runs, it is scaled in place:

@@ -126,6 +126,8 @@ type blueprint struct {
 	written   []string // names of the write-only values
 	port      int      // the Service's port
 	replicas  int32    // pods when started
+	// creation marks a Deployment a create-only provision makes (claim.go).
+	creation *creation
 }
 
 // endpoint is the config's advertised_url, else the runtime's advertised
@@ -195,6 +197,9 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 	}
 	if started {
 		annotations[annotationStarted] = "true"
+	}
+	if b.creation != nil {
+		annotations[annotationCreation] = b.creation.annotation()
 	}
 	podLabels := maps.Clone(r.selector(id))
 	podLabels[labelConfigSHA] = b.cfg.SHA256()[:32]

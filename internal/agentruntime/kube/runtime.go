@@ -44,14 +44,17 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
 )
 
 // Runtime runs agents on a Kubernetes cluster. It is safe for concurrent
 // use, and several provider processes may share one namespace.
 type Runtime struct {
 	opts Options
-	rest *rest.Config
-	cs   kubernetes.Interface
+	// stateDirID is the id of the state dir, which a creation names.
+	stateDirID string
+	rest       *rest.Config
+	cs         kubernetes.Interface
 	// proxy carries the runtime's credentials, for the API server's proxy
 	// to agent Services.
 	proxy *http.Client
@@ -63,6 +66,7 @@ type Runtime struct {
 var (
 	_ agentruntime.Runtime       = (*Runtime)(nil)
 	_ agentruntime.ReplicaRunner = (*Runtime)(nil)
+	_ agentruntime.Claimer       = (*Runtime)(nil)
 )
 
 // New connects to the cluster opts name and checks that its namespace exists.
@@ -95,7 +99,11 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
 	}
-	r := &Runtime{opts: o, rest: cfg, cs: cs, proxy: proxy}
+	dirID, err := o.StateDir.ID(ctx)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "")
+	}
+	r := &Runtime{opts: o, stateDirID: dirID, rest: cfg, cs: cs, proxy: proxy}
 	_, err = cs.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -138,7 +146,8 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 // started only once the card of the one before answers, and one whose
 // replicas alone change is scaled in place, keeping its pods, and
 // returned once it runs that many. With spec.CreateOnly an agent that
-// exists is refused instead.
+// exists is refused instead, unless a create of the very same spec made
+// it and died before anyone claimed it (claim.go): it is taken over.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
 	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
@@ -159,12 +168,15 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
-	if spec.CreateOnly && existing != nil {
-		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
-	}
 	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
 	if spec.Allowlist != nil {
 		b.allowlist = spec.Allowlist.Name
+	}
+	if spec.CreateOnly {
+		b.creation = &creation{ConfigSHA256: p.Config.SHA256(), EnvAllowlist: b.allowlist, StateDir: r.stateDirID}
+		if existing != nil && !r.takenOverBy(ctx, id, existing, *b.creation) {
+			return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
+		}
 	}
 	if b.port, err = r.portFor(ctx, op, b, existing, spec.PreferredPort); err != nil {
 		return agentruntime.Agent{}, err
@@ -173,24 +185,16 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil {
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "encode the write-only values")
 	}
-	deployments := r.cs.AppsV1().Deployments(r.opts.Namespace)
-	if existing == nil {
-		// Refused before anything is made, rather than half made: an
-		// object of another's under the agent's name, which put refuses.
-		if err := r.checkNameFree(ctx, op, id, name); err != nil {
+	switch {
+	case existing == nil:
+		if err := r.createDeployment(ctx, op, b); err != nil {
 			return agentruntime.Agent{}, err
 		}
-		// Without pods, the Deployment can come before what they read: its
-		// name is the agent's, so the API server lets one creator through.
-		_, err := deployments.Create(ctx, r.deployment(b, 0, false), metav1.CreateOptions{FieldManager: managedByValue})
-		switch {
-		case apierrors.IsAlreadyExists(err) && spec.CreateOnly:
-			return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
-		case apierrors.IsAlreadyExists(err):
-			return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
-				"another provider process created the agent at the same time; apply again")
-		case err != nil:
-			return agentruntime.Agent{}, r.clusterError(op, id, err)
+		crashpoint.Hit("kube-provision-created")
+	case b.creation != nil:
+		// Taken over: this process is its creator now.
+		if err := r.holdCreator(ctx, op, id); err != nil {
+			return agentruntime.Agent{}, err
 		}
 	}
 	if err := put(ctx, r, op, id, "configmap", r.cs.CoreV1().ConfigMaps(r.opts.Namespace), r.configMap(b), nil); err != nil {
@@ -218,11 +222,52 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		if err != nil {
 			return agentruntime.Agent{}, err
 		}
+		crashpoint.Hit("kube-provision-updated")
 		if err := r.waitScaled(ctx, op, id, before); err != nil {
 			return agentruntime.Agent{}, err
 		}
 	}
+	if b.creation == nil {
+		// Provisioned by its owner, whose annotations carry no creation:
+		// claimed.
+		r.releaseCreator(ctx, id)
+	}
 	return r.Get(ctx, id)
+}
+
+// createDeployment creates the agent's Deployment, without pods, marked
+// with its creation when a create-only provision makes it. Its pods read
+// the objects made after it: its name is the agent's, so the API server
+// lets one creator through.
+func (r *Runtime) createDeployment(ctx context.Context, op string, b blueprint) error {
+	id := b.cfg.ID()
+	// Refused before anything is made, rather than half made: an object of
+	// another's under the agent's name, which put refuses.
+	if err := r.checkNameFree(ctx, op, id, b.name); err != nil {
+		return err
+	}
+	if b.creation != nil {
+		// Held before the Deployment records the creation, so that no
+		// other process of the state dir finds the agent's creator gone.
+		if err := r.holdCreator(ctx, op, id); err != nil {
+			return err
+		}
+	}
+	_, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Create(ctx, r.deployment(b, 0, false), metav1.CreateOptions{FieldManager: managedByValue})
+	if err != nil && b.creation != nil {
+		// Nothing of the agent is this process's to create.
+		r.releaseCreator(ctx, id)
+	}
+	switch {
+	case apierrors.IsAlreadyExists(err) && b.creation != nil:
+		return agentruntime.ExistsError(op, id)
+	case apierrors.IsAlreadyExists(err):
+		return agentruntime.Errorf(agentruntime.KindConflict, op, id, err,
+			"another provider process created the agent at the same time; apply again")
+	case err != nil:
+		return r.clusterError(op, id, err)
+	}
+	return nil
 }
 
 // waitScaled waits, when the update of a running agent's Deployment from
@@ -339,10 +384,12 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 	if err := r.refreshInjected(ctx, op, id, d.Name, splitList(d.Annotations[annotationInjectedEnv])); err != nil {
 		return err
 	}
-	return r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
+	err = r.updateDeployment(ctx, op, id, func(d *appsv1.Deployment) {
 		d.Spec.Replicas = ptr(replicasOf(d))
 		d.Annotations[annotationStarted] = "true"
 	})
+	crashpoint.Hit("kube-start-scaled")
+	return err
 }
 
 // Stop scales the agent's Deployment to zero and waits until its pods are
@@ -424,6 +471,10 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if derr != nil {
 		return agentruntime.Agent{}, r.goneDeployment(id, cm, derr)
 	}
+	if _, err := provisionedConfig(d, cm); err != nil {
+		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindDamaged, op, id, nil,
+			"%v: its last provision did not finish, or the configmap was changed outside Terraform; terraform apply provisions it again", err)
+	}
 	pods, err := r.pods(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
@@ -444,6 +495,26 @@ func (r *Runtime) goneDeployment(id string, cm *corev1.ConfigMap, notFound error
 		"the agent's deployment %s/%s is gone but its configmap is not (the deployment was deleted outside Terraform, "+
 			"or its deletion was cut short); terraform apply creates it again, and terraform destroy removes what is left",
 		r.opts.Namespace, cm.Name)
+}
+
+// provisionedConfig is the config the agent's ConfigMap holds, provided
+// it is the one its Deployment records, by digest: the ConfigMap is put
+// before the Deployment is updated, so a provision cut between the two
+// leaves the ConfigMap ahead of the Deployment and of the pods. No
+// ConfigMap, or none holding a config, is no config and no error.
+func provisionedConfig(d *appsv1.Deployment, cm *corev1.ConfigMap) ([]byte, error) {
+	if cm == nil {
+		return nil, nil
+	}
+	raw, ok := cm.Data[configKey]
+	if !ok {
+		return nil, nil
+	}
+	if sum, want := agentconfig.Digest([]byte(raw)), d.Annotations[annotationConfigSHA]; sum != want {
+		return nil, fmt.Errorf("configmap %s/%s holds a config (sha256 %s) other than the one deployment %s records (sha256 %s)",
+			cm.Namespace, cm.Name, sum, d.Name, want)
+	}
+	return []byte(raw), nil
 }
 
 // Recover finds the agents of earlier processes by their labels; the
@@ -528,6 +599,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	if err := deleteOwned(ctx, r, op, id, "secret", r.cs.CoreV1().Secrets(ns), background); err != nil {
 		return err
 	}
+	crashpoint.Hit("kube-deprovision-deleted")
 	if err := r.waitPodsGone(ctx, op, id); err != nil {
 		return err
 	}
@@ -542,6 +614,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	if err := r.removeLogs(op, id, name); err != nil {
 		return err
 	}
+	crashpoint.Hit("kube-deprovision-drained")
 	// Last: while it is left, Get reads the agent as damaged, so a
 	// deprovision cut short stays tracked, under the name it had, until a
 	// destroy finishes it.
@@ -549,6 +622,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return err
 	}
 	r.oldNames.Delete(id)
+	r.releaseCreator(ctx, id)
 	// The agent is gone for good, and its lock file with it.
 	if err := lock.Remove(); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
@@ -569,14 +643,12 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
 		EnvAllowlist: ann[annotationAllowlist],
 		Replicas:     int(replicasOf(d)),
+		Unclaimed:    ann[annotationCreation] != "",
 	}
 	paths := cardPathsOf(ann)
 	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])
-	if cm != nil {
-		if raw, ok := cm.Data[configKey]; ok {
-			a.Config = []byte(raw)
-		}
-	}
+	// A config the Deployment does not record reads as none: Get says why.
+	a.Config, _ = provisionedConfig(d, cm)
 	switch failed := failing(pods); {
 	case *d.Spec.Replicas > 0 && failed != nil:
 		// Pods that cannot run (their agent exits, their image is missing)
@@ -592,6 +664,9 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 			if check.Healthy() {
 				a.Health = agentruntime.HealthHealthy
 			}
+		}
+		if rolling := rollingOut(d); rolling != nil && a.Health == agentruntime.HealthHealthy {
+			a.Health, a.CardError = agentruntime.HealthUnhealthy, rolling
 		}
 	case wasStarted(d):
 		a.Health = agentruntime.HealthStopped

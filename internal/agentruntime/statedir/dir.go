@@ -45,6 +45,9 @@ type Dir struct {
 	// polling; the file lock then serialises processes.
 	mu        sync.Mutex
 	inProcess map[string]chan struct{}
+	// creators holds, by key, the creator locks this process holds
+	// (creator.go).
+	creators sync.Map
 }
 
 // Open opens the state dir, creating it 0700 if it does not exist. An
