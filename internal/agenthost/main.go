@@ -12,15 +12,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 )
 
 // Subcommand is the argument that selects the agent host.
-const Subcommand = "run"
+const Subcommand = launch.Subcommand
 
 // Exit statuses of Main.
 const (
@@ -81,12 +81,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*agentconfig.Config, error) {
 	fs := flag.NewFlagSet("terraform-provider-a2a "+Subcommand, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported as one line by the caller
-	configFile := fs.String("config", "", "read the agent config (TOML) from `file`")
-	configEnv := fs.String("config-env", "", "read the agent config (TOML) from the environment variable `NAME`")
-	host := fs.String("host", "", "listen on `host`, overriding [server] host")
-	port := fs.Int("port", 0, "listen on `port`, overriding [server] http_port; 0 picks a free port")
-	advertisedURL := fs.String("advertised-url", "", "advertise `URL` as the endpoint, overriding [server] advertised_url")
-	envFile := fs.String(strings.TrimPrefix(secretfile.Flag, "--"), "",
+	configFile := fs.String(launch.ConfigFlag, "", "read the agent config (TOML) from `file`")
+	configEnv := fs.String(launch.ConfigEnvFlag, "", "read the agent config (TOML) from the environment variable `NAME`")
+	host := fs.String(launch.HostFlag, "", "listen on `host`, overriding [server] host")
+	port := fs.Int(launch.PortFlag, 0, "listen on `port`, overriding [server] http_port; 0 picks a free port")
+	advertisedURL := fs.String(launch.AdvertisedURLFlag, "", "advertise `URL` as the endpoint, overriding [server] advertised_url")
+	envFile := fs.String(launch.EnvFileFlag, "",
 		"read variables for ${VAR} from `file` (a JSON object of names to values), ahead of the environment")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -103,7 +103,7 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
-	source, raw, err := readConfig(*configFile, *configEnv, set["config"], set["config-env"])
+	source, raw, err := readConfig(*configFile, *configEnv, set[launch.ConfigFlag], set[launch.ConfigEnvFlag])
 	if err != nil {
 		return nil, err
 	}
@@ -129,16 +129,16 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 		"in this host's memory, unseen by the agent's other replicas", "the connection string", "remove store to keep tasks in memory"); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	if set["host"] {
+	if set[launch.HostFlag] {
 		cfg.Server.Host = *host
 	}
-	if set["port"] {
+	if set[launch.PortFlag] {
 		if *port < 0 || *port > 65535 {
 			return nil, fmt.Errorf("--port %d is not a TCP port (0-65535; 0 picks a free port)", *port)
 		}
 		cfg.Server.HTTPPort = *port
 	}
-	if set["advertised-url"] {
+	if set[launch.AdvertisedURLFlag] {
 		cfg.Server.AdvertisedURL = *advertisedURL
 	}
 	return cfg, nil

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 func TestConfigAndUsageErrors(t *testing.T) {
@@ -113,24 +116,31 @@ version = "${AGENTHOST_TEST_UNSET_VERSION:-2.0.0}"
 }
 
 // TestConfigFromEnvironmentWithOverrides starts the host the way the
-// container adapter does: config in an environment variable, listen
-// address and advertised URL from flags.
+// container and kubernetes adapters do (launch.Host): config in an
+// environment variable, listen address and advertised URL from flags, and
+// the variables every agent is given, which the config uses, in its
+// environment. Their values show in the card, and in the log unhidden.
 func TestConfigFromEnvironmentWithOverrides(t *testing.T) {
-	port := strconv.Itoa(freePort(t))
-	advertised := "http://127.0.0.1:" + port + "/"
-	toml := echoConfig + "\n[server]\nhost = \"192.0.2.1\"\nhttp_port = 1\nadvertised_url = \"http://192.0.2.1:1\"\n"
-	p := execHost(t, []string{"AGENTHOST_TEST_CONFIG=" + toml},
-		"--config-env", "AGENTHOST_TEST_CONFIG", "--host", "127.0.0.1", "--port", port, "--advertised-url", advertised)
+	port := freePort(t)
+	owned := launch.Owned{Host: "127.0.0.1", Port: port, AdvertisedURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/"}
+	toml := echoConfig + "\n[server]\nhost = \"192.0.2.1\"\nhttp_port = 1\nadvertised_url = \"http://192.0.2.1:1\"\n" +
+		"[[skills]]\nid = \"owned\"\nname = \"owned\"\ndescription = \"${HOST} ${PORT} ${A2A_ADVERTISED_URL}\"\n"
+	p := execHost(t, append(owned.Env(), launch.ConfigEnvVar+"="+toml), launch.Host{Owned: owned}.Args()...)
 	p.ready(t, toml)
-	if line := firstLineWith(p.stdout.String(), "agent host started"); logField(line, "listen") != "127.0.0.1:"+port || logField(line, "agent") != "echo-agent" {
-		t.Errorf("startup line %q, want agent echo-agent listening on 127.0.0.1:%s", line, port)
+	listen := net.JoinHostPort(owned.Host, strconv.Itoa(port))
+	if line := firstLineWith(p.stdout.String(), "agent host started"); logField(line, "listen") != listen || logField(line, "agent") != "echo-agent" {
+		t.Errorf("startup line %q, want agent echo-agent listening on %s", line, listen)
 	}
 	var c a2a.AgentCard
-	if err := json.Unmarshal(getCard(t, "http://127.0.0.1:"+port+"/.well-known/agent-card.json"), &c); err != nil {
+	if err := json.Unmarshal(getCard(t, "http://"+listen+"/.well-known/agent-card.json"), &c); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.SupportedInterfaces) == 0 || c.SupportedInterfaces[0].URL != advertised {
-		t.Errorf("card interfaces %+v, want the advertised URL %s", c.SupportedInterfaces, advertised)
+	if len(c.SupportedInterfaces) == 0 || c.SupportedInterfaces[0].URL != owned.AdvertisedURL {
+		t.Errorf("card interfaces %+v, want the advertised URL %s", c.SupportedInterfaces, owned.AdvertisedURL)
+	}
+	want := owned.Host + " " + strconv.Itoa(port) + " " + owned.AdvertisedURL
+	if i := slices.IndexFunc(c.Skills, func(s a2a.AgentSkill) bool { return s.ID == "owned" }); i < 0 || c.Skills[i].Description != want {
+		t.Errorf("card skills %+v, want skill owned described as %q", c.Skills, want)
 	}
 }
 
@@ -219,21 +229,26 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestEnvFileValuesComeFirst starts the host the way the runtimes pass
-// write-only values: in a file, which wins over the environment, and whose
-// values never reach the host's log.
+// TestEnvFileValuesComeFirst starts the host the way the local adapter does
+// (launch.Host), passing write-only values in a file, which wins over the
+// environment, and whose values never reach the host's log.
 func TestEnvFileValuesComeFirst(t *testing.T) {
-	port := strconv.Itoa(freePort(t))
+	port := freePort(t)
 	envFile := filepath.Join(t.TempDir(), "env.json")
 	if err := os.WriteFile(envFile, []byte(`{"GREETING": "from-the-file-7f3a"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	toml := "[agent]\nname = \"Greeter\"\ndescription = \"${GREETING}, ${PLACE}\"\n"
-	p := execHost(t, []string{"AGENTHOST_TEST_CONFIG=" + toml, "GREETING=from the environment", "PLACE=here"},
-		"--config-env", "AGENTHOST_TEST_CONFIG", "--port", port, "--env-file", envFile)
+	cardURL := "http://127.0.0.1:" + strconv.Itoa(port) + "/.well-known/agent-card.json"
+	host := launch.Host{ConfigFile: writeConfig(t, toml), EnvFile: envFile,
+		Owned: launch.Owned{Host: "127.0.0.1", Port: port, AdvertisedURL: "http://127.0.0.1:" + strconv.Itoa(port)}}
+	p := execHost(t, []string{"GREETING=from the environment", "PLACE=here"}, host.Args()...)
 	p.ready(t, toml)
+	if p.cardURL != cardURL {
+		t.Errorf("the host serves its card at %s, want %s", p.cardURL, cardURL)
+	}
 	var c a2a.AgentCard
-	if err := json.Unmarshal(getCard(t, "http://127.0.0.1:"+port+"/.well-known/agent-card.json"), &c); err != nil {
+	if err := json.Unmarshal(getCard(t, cardURL), &c); err != nil {
 		t.Fatal(err)
 	}
 	if c.Description != "from-the-file-7f3a, here" {

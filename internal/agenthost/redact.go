@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // minRedactedLength is the shortest expanded value the host hides: shorter
@@ -34,11 +36,17 @@ type expansionRecorder struct {
 }
 
 func (e *expansionRecorder) lookup(name string) (string, bool) {
-	v, ok := e.preferred[name]
+	v, written := e.preferred[name]
+	ok := written
 	if !ok {
 		v, ok = os.LookupEnv(name)
 	}
-	if ok && len(v) >= minRedactedLength {
+	// The variables the runtime gives every agent say where it listens and
+	// is reached, which its card shows anyway: hiding them would only
+	// garble every line that names its address. A write-only value is
+	// hidden whatever its name.
+	public := !written && slices.Contains(launch.Variables, name)
+	if ok && len(v) >= minRedactedLength && !public {
 		e.mu.Lock()
 		if e.values == nil {
 			e.values = map[string]string{}

@@ -7,11 +7,8 @@ import (
 	"strings"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
-
-// ExemptVariables are owned by the adapters, which set them for every agent,
-// so a config may reference them without an allowlist.
-var ExemptVariables = []string{agentconfig.HostVar, agentconfig.PortVar, agentconfig.AdvertisedURLVar}
 
 // EnvAllowlist names the variables of the provider's environment an agent
 // may receive. Everything else is denied.
@@ -51,7 +48,7 @@ func (a *EnvAllowlist) Validate() error {
 // the same name takes their place. Every disallowed reference is named.
 func CheckEnv(allow *EnvAllowlist, written []string, raw []byte) ([]string, error) {
 	allowed := map[string]bool{}
-	for _, v := range ExemptVariables {
+	for _, v := range launch.Variables {
 		allowed[v] = true
 	}
 	if allow != nil {
@@ -101,11 +98,6 @@ func disallowedMessage(allow *EnvAllowlist, raw []byte, denied []string) string 
 	return b.String()
 }
 
-func isExempt(name string) bool {
-	for _, v := range ExemptVariables {
-		if v == name {
-			return true
-		}
-	}
-	return false
-}
+// isExempt tells the variables the adapters set for every agent (package
+// launch), which a config may reference without an allowlist.
+func isExempt(name string) bool { return slices.Contains(launch.Variables, name) }

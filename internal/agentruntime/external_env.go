@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // ExternalLookup resolves the variables an operator's own agent program may
@@ -12,7 +13,8 @@ import (
 // (PORT, HOST, A2A_ADVERTISED_URL) first, then the allowlisted variables of
 // the provider's environment. Anything else is unset, so a config can never
 // read what it was not given.
-func ExternalLookup(owned map[string]string, allowed []string) agentconfig.Lookup {
+func ExternalLookup(o launch.Owned, allowed []string) agentconfig.Lookup {
+	owned := o.Values()
 	return func(name string) (string, bool) {
 		if v, ok := owned[name]; ok {
 			return v, true

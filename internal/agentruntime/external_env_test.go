@@ -1,20 +1,27 @@
 package agentruntime
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
+)
 
 func TestExternalLookup(t *testing.T) {
 	t.Setenv("ALLOWED", "from-env")
 	t.Setenv("NOT_ALLOWED", "secret")
 	t.Setenv("PORT", "from-env")
+	t.Setenv("HOST", "from-env")
 	lookup := ExternalLookup(
-		map[string]string{"PORT": "8080"},
-		[]string{"ALLOWED", "PORT", "UNSET"},
+		launch.Owned{Host: "0.0.0.0", Port: 8080, AdvertisedURL: "http://agent:9000"},
+		[]string{"ALLOWED", "PORT", "HOST", "UNSET"},
 	)
 	tests := []struct {
 		name, want string
 		found      bool
 	}{
-		{"PORT", "8080", true},        // the runtime's own value, never the environment's
+		{"PORT", "8080", true}, // the runtime's own values, never the environment's
+		{"HOST", "0.0.0.0", true},
+		{"A2A_ADVERTISED_URL", "http://agent:9000", true},
 		{"ALLOWED", "from-env", true}, // allowlisted and set
 		{"NOT_ALLOWED", "", false},    // set, but not allowlisted
 		{"UNSET", "", false},          // allowlisted, but not set

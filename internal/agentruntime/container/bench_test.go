@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // BenchmarkApplyToHealthy measures what `terraform apply` waits for: agents
@@ -106,21 +107,25 @@ func applyThroughDockerRun(ctx context.Context, rt *Runtime, image, name string)
 	_ = l.Close()
 	endpoint := rt.opts.endpoint(port)
 	h := rt.opts.Hardening
+	owned := launch.Owned{Host: launch.ListenAll, Port: containerPort, AdvertisedURL: endpoint}
 	args := []string{"run", "-d",
 		"--name", rt.containerName(slugOf(name)) + "-baseline",
 		"--label", labelScope + "=" + rt.opts.Scope,
-		"-e", ConfigEnvVar + "=" + string(agentConfig(name)),
-		"-e", listenAllEnv,
-		"-e", AdvertisedURLEnvVar + "=" + endpoint,
-		"-p", "127.0.0.1:" + strconv.Itoa(port) + ":8080",
+		"-e", launch.ConfigEnvVar + "=" + string(agentConfig(name)),
+	}
+	for _, kv := range owned.Env() {
+		args = append(args, "-e", kv)
+	}
+	args = append(args,
+		"-p", "127.0.0.1:"+strconv.Itoa(port)+":8080",
 		"--read-only", "--tmpfs", "/tmp:rw,noexec,nosuid,nodev,size=64m",
 		"--cap-drop", "ALL", "--security-opt", "no-new-privileges:true",
 		"--user", h.User, "--pids-limit", strconv.FormatInt(h.PidsLimit, 10),
 		"--restart", rt.opts.RestartPolicy, "--network", rt.opts.Network,
 		"--stop-timeout", strconv.Itoa(rt.opts.graceSeconds()),
 		image,
-		"--config-env", ConfigEnvVar, "--host", "0.0.0.0", "--port", "8080", "--advertised-url", endpoint,
-	}
+	)
+	args = append(args, launch.Host{Owned: owned}.Args()...)
 	if out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("docker run: %w: %s", err, out)
 	}

@@ -16,9 +16,9 @@ import (
 )
 
 // broughtConfig is the contract suite's brought agent on this adapter: an
-// image holding the SDK's static a2a tool and the card, built through the
-// engine's API (so that it works against Podman as well) and removed when
-// the test ends.
+// image holding the SDK's static a2a tool and the card (served unless nil),
+// built through the engine's API (so that it works against Podman as well)
+// and removed when the test ends.
 func broughtConfig(t *testing.T, name string, serveArgs []string, card []byte) []byte {
 	t.Helper()
 	tool, err := os.ReadFile(a2acli.Binary(t))
@@ -32,7 +32,10 @@ func broughtConfig(t *testing.T, name string, serveArgs []string, card []byte) [
 		"a2a":        tool,
 		"card.json":  card,
 	})
-	command := append(append([]string{"/a2a", "serve"}, serveArgs...), "--host", "${HOST}", "--port", "${PORT}", "--card", "/card.json")
+	command := append(append([]string{"/a2a", "serve"}, serveArgs...), "--host", "${HOST}", "--port", "${PORT}")
+	if card != nil {
+		command = append(command, "--card", "/card.json")
+	}
 	return agentConfig(name, fmt.Sprintf("[runtime]\nimage = %q\npull = \"never\"\ncommand = %s", ref, a2acli.TOMLArray(command...)))
 }
 

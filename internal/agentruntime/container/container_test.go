@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 func TestHardening(t *testing.T) {
@@ -108,7 +109,7 @@ func TestEnvironment(t *testing.T) {
 		t.Errorf("InjectedEnv = %v, want [A2A_TEST_ALLOWED]", a.InjectedEnv)
 	}
 	first := inspectAgent(t, rt, a.ID).Container
-	wantNames := []string{ConfigEnvVar, "HOST", AdvertisedURLEnvVar, "A2A_TEST_ALLOWED"}
+	wantNames := []string{launch.ConfigEnvVar, "PORT", "HOST", "A2A_ADVERTISED_URL", "A2A_TEST_ALLOWED"}
 	// Engines add their own: Docker PATH, Podman also HOSTNAME, TERM and container.
 	engineNames := []string{"PATH", "HOSTNAME", "TERM", "container"}
 	for _, kv := range first.Config.Env {
@@ -122,8 +123,10 @@ func TestEnvironment(t *testing.T) {
 			t.Errorf("container lacks %s", name)
 		}
 	}
-	if v, _ := envValue(first.Config.Env, "A2A_TEST_ALLOWED"); v != "first" {
-		t.Errorf("A2A_TEST_ALLOWED = %q, want first", v)
+	for name, want := range map[string]string{"A2A_TEST_ALLOWED": "first", "PORT": "8080", "HOST": "0.0.0.0", "A2A_ADVERTISED_URL": a.Endpoint} {
+		if v, _ := envValue(first.Config.Env, name); v != want {
+			t.Errorf("%s = %q, want %q", name, v, want)
+		}
 	}
 	labels := first.Config.Labels
 	for key, want := range map[string]string{

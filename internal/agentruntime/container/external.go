@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -26,15 +26,10 @@ import (
 // built-in host's containers do without it, serving at card.WellKnownPath.
 const labelCardPaths = "a2a.card-paths"
 
-// externalProcess returns the command and the extra variables of an agent
-// the operator brings, with PORT, HOST and A2A_ADVERTISED_URL and the
+// externalProcess returns the command and the [runtime.env] variables of an
+// agent the operator brings, with PORT, HOST and A2A_ADVERTISED_URL and the
 // allowlisted variables filled in. A nil command keeps the image's own.
-func (b blueprint) externalProcess(advertised string) (cmd, env []string, err error) {
-	owned := map[string]string{
-		agentconfig.PortVar:          strconv.Itoa(b.cfg.Runtime.ListenPort(containerPort)),
-		agentconfig.HostVar:          "0.0.0.0",
-		agentconfig.AdvertisedURLVar: advertised,
-	}
+func (b blueprint) externalProcess(owned launch.Owned) (cmd, env []string, err error) {
 	lookup := agentruntime.ExternalLookup(owned, b.injected)
 	argv, extra, err := b.cfg.Runtime.Expanded(lookup)
 	if err != nil {
@@ -43,7 +38,6 @@ func (b blueprint) externalProcess(advertised string) (cmd, env []string, err er
 	if len(argv) > 0 {
 		cmd = argv
 	}
-	env = []string{agentconfig.PortVar + "=" + owned[agentconfig.PortVar]}
 	for name, value := range extra {
 		env = append(env, name+"="+value)
 	}

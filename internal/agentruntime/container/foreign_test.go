@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
@@ -32,8 +33,8 @@ func foreignContainer(t *testing.T, rt *Runtime, name string) func(when string) 
 		Name: name,
 		Config: &containertypes.Config{
 			Image:  image,
-			Env:    []string{ConfigEnvVar + "=" + string(agentConfig("Someone Else"))},
-			Cmd:    []string{"--config-env", ConfigEnvVar, "--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)},
+			Env:    []string{launch.ConfigEnvVar + "=" + string(agentConfig("Someone Else"))},
+			Cmd:    []string{"--config-env", launch.ConfigEnvVar, "--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)},
 			Labels: map[string]string{"owner": "someone-else"},
 		},
 	})

@@ -23,6 +23,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // ImageRepository names the base images built from the provider executable.
@@ -57,8 +58,8 @@ var baseImageDockerfile = fmt.Sprintf(`FROM scratch
 COPY %[1]s %[2]s
 USER %[3]s
 EXPOSE %[4]d
-ENTRYPOINT ["%[2]s", "run"]
-`, filepath.Base(binaryInImage), binaryInImage, DefaultUser, containerPort)
+ENTRYPOINT ["%[2]s", %[5]q]
+`, filepath.Base(binaryInImage), binaryInImage, DefaultUser, containerPort, launch.Subcommand)
 
 // baseImage returns the image agents without their own image run, building
 // the default one from the executable when the engine lacks it.

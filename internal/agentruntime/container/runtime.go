@@ -32,6 +32,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
@@ -309,7 +310,7 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 // from its own record: the config in its environment and its labels.
 func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.ContainerCreateOptions, error) {
 	id := c.Config.Labels[labelAgentID]
-	raw, ok := envValue(c.Config.Env, ConfigEnvVar)
+	raw, ok := envValue(c.Config.Env, launch.ConfigEnvVar)
 	port, perr := strconv.Atoi(c.Config.Labels[labelPort])
 	image := c.Config.Labels[labelImage]
 	cfg, err := agentconfig.Parse([]byte(raw))
@@ -578,11 +579,11 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 		InjectedEnv:  splitList(labels[labelInjectedEnv]),
 		EnvAllowlist: labels[labelEnvAllowlist],
 	}
-	if advertised, ok := envValue(c.Config.Env, AdvertisedURLEnvVar); ok {
+	if advertised, ok := envValue(c.Config.Env, agentconfig.AdvertisedURLVar); ok {
 		a.Endpoint = advertised
 	}
 	// The config as provisioned; a container that lost it reads back none.
-	if raw, ok := envValue(c.Config.Env, ConfigEnvVar); ok {
+	if raw, ok := envValue(c.Config.Env, launch.ConfigEnvVar); ok {
 		a.Config = []byte(raw)
 	}
 	paths := cardPaths(labels)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,12 +16,13 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 )
 
 // An agent's write-only values live in a file in a volume of its container,
-// mounted at secretDir, which the engine keeps across restarts (a restart
-// policy's included). They are neither in the container's environment nor
+// mounted at launch.EnvFileDir, which the engine keeps across restarts (a
+// restart policy's included). They are neither in the container's environment nor
 // its labels, so `docker inspect` does not show them; whoever may use the
 // engine can still read the file (docker cp, docker exec), and root on the
 // engine host can read the volume's directory. A tmpfs would not outlive a
@@ -36,23 +36,17 @@ import (
 // makes the agent's container anew, and its deprovision, remove those.
 // Containers made before volumes were the adapter's have an anonymous one,
 // which goes with them.
-const (
-	secretDir  = "/run/a2a"
-	secretName = "env.json"
-	// labelWriteOnly names the write-only variables (never values), so that
-	// a container recreated from its own record mounts and passes the file.
-	labelWriteOnly = "a2a.write-only-env"
-)
 
-var secretPath = path.Join(secretDir, secretName)
+// labelWriteOnly names the write-only variables (never values), so that a
+// container recreated from its own record mounts and passes the file.
+const labelWriteOnly = "a2a.write-only-env"
 
-// withSecrets makes the container read its write-only values from the
-// volume: the mount, whose volume create makes after the spec digest is
-// taken, so that the digest is what it was with anonymous volumes, and the
-// host's flag.
-func withSecrets(cfg *containertypes.Config, host *containertypes.HostConfig) {
-	host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Target: secretDir})
-	cfg.Cmd = append(cfg.Cmd, secretfile.Flag, secretPath)
+// withSecretMount mounts the volume of the container's write-only values,
+// which the host is told to read (createOptions). Create makes the volume
+// after the spec digest is taken, so that the digest is what it was with
+// anonymous volumes.
+func withSecretMount(host *containertypes.HostConfig) {
+	host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Target: launch.EnvFileDir})
 }
 
 // withSecretVolume creates the volume of want's write-only values,
@@ -61,7 +55,7 @@ func withSecrets(cfg *containertypes.Config, host *containertypes.HostConfig) {
 // so no other can have its name.
 func (r *Runtime) withSecretVolume(ctx context.Context, op, id string, want client.ContainerCreateOptions) (client.ContainerCreateOptions, string, error) {
 	i := slices.IndexFunc(want.HostConfig.Mounts, func(m mount.Mount) bool {
-		return m.Type == mount.TypeVolume && m.Target == secretDir && m.Source == ""
+		return m.Type == mount.TypeVolume && m.Target == launch.EnvFileDir && m.Source == ""
 	})
 	if i < 0 {
 		return want, "", nil
@@ -128,7 +122,7 @@ func (r *Runtime) writeSecrets(ctx context.Context, op, id, containerID string, 
 // carrySecrets copies the write-only values from the container a recreated
 // one replaces, which the runtime was not given again.
 func (r *Runtime) carrySecrets(ctx context.Context, op, id, from, to string) error {
-	res, err := r.cli.CopyFromContainer(ctx, from, client.CopyFromContainerOptions{SourcePath: secretPath})
+	res, err := r.cli.CopyFromContainer(ctx, from, client.CopyFromContainerOptions{SourcePath: launch.EnvFilePath})
 	if err != nil {
 		return r.engineError(op, id, err)
 	}
@@ -148,7 +142,7 @@ func (r *Runtime) copySecrets(ctx context.Context, op, id, containerID string, d
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	hdr := r.secretOwner()
-	hdr.Name, hdr.Size, hdr.ModTime = secretName, int64(len(data)), time.Now()
+	hdr.Name, hdr.Size, hdr.ModTime = launch.EnvFileName, int64(len(data)), time.Now()
 	if err := tw.WriteHeader(hdr); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "pack the write-only values")
 	}
@@ -158,7 +152,7 @@ func (r *Runtime) copySecrets(ctx context.Context, op, id, containerID string, d
 	if err := tw.Close(); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "pack the write-only values")
 	}
-	if _, err := r.cli.CopyToContainer(ctx, containerID, client.CopyToContainerOptions{DestinationPath: secretDir, Content: &buf}); err != nil {
+	if _, err := r.cli.CopyToContainer(ctx, containerID, client.CopyToContainerOptions{DestinationPath: launch.EnvFileDir, Content: &buf}); err != nil {
 		return r.engineError(op, id, err)
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/contracttest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // TestWriteOnlyValues checks where a container agent's write-only values
@@ -143,11 +144,11 @@ func TestRemovedWithoutVolumesLeavesNoValues(t *testing.T) {
 func secretVolume(t *testing.T, c containertypes.InspectResponse) string {
 	t.Helper()
 	for _, m := range c.Mounts {
-		if m.Destination == secretDir && m.Name != "" {
+		if m.Destination == launch.EnvFileDir && m.Name != "" {
 			return m.Name
 		}
 	}
-	t.Fatalf("container %s has no volume at %s: %+v", shortID(c.ID), secretDir, c.Mounts)
+	t.Fatalf("container %s has no volume at %s: %+v", shortID(c.ID), launch.EnvFileDir, c.Mounts)
 	return ""
 }
 
@@ -187,7 +188,7 @@ func secretFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
 	probe, err := rt.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Config: &containertypes.Config{Image: image, Labels: map[string]string{labelScope: rt.opts.Scope}},
 		HostConfig: &containertypes.HostConfig{Mounts: []mount.Mount{
-			{Type: mount.TypeVolume, Source: volume, Target: secretDir, ReadOnly: true},
+			{Type: mount.TypeVolume, Source: volume, Target: launch.EnvFileDir, ReadOnly: true},
 		}},
 	})
 	if err != nil {
@@ -197,7 +198,7 @@ func secretFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
 	defer func() {
 		_, _ = rt.cli.ContainerRemove(context.Background(), probe.ID, client.ContainerRemoveOptions{Force: true})
 	}()
-	res, err := rt.cli.CopyFromContainer(ctx, probe.ID, client.CopyFromContainerOptions{SourcePath: secretPath})
+	res, err := rt.cli.CopyFromContainer(ctx, probe.ID, client.CopyFromContainerOptions{SourcePath: launch.EnvFilePath})
 	if cerrdefs.IsNotFound(err) {
 		return nil
 	}

@@ -15,20 +15,12 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
 // The agent host listens on this port inside every container.
 const containerPort = 8080
-
-// Variables the adapter owns in every container. The config travels in an
-// environment variable so that it reaches remote engines and read-only
-// root filesystems alike, with no file of this machine mounted.
-const (
-	ConfigEnvVar        = "A2A_AGENT_CONFIG"
-	AdvertisedURLEnvVar = "A2A_ADVERTISED_URL"
-	listenAllEnv        = "HOST=0.0.0.0"
-)
 
 // Labels on every container this adapter creates; they are its only record.
 const (
@@ -91,11 +83,12 @@ type blueprint struct {
 	port      int
 }
 
-// environment returns the container's variables: adapter-owned ones and the
-// injected variables that have a value in this process's environment now.
-// Nothing else of the provider's environment enters the container.
-func (b blueprint) environment(advertisedURL string) (env, delivered []string) {
-	env = []string{ConfigEnvVar + "=" + string(b.cfg.Raw()), listenAllEnv, AdvertisedURLEnvVar + "=" + advertisedURL}
+// environment returns the container's variables: the config, the
+// variables every agent is given, and the injected variables that have a
+// value in this process's environment now. Nothing else of the provider's
+// environment enters the container.
+func (b blueprint) environment(owned launch.Owned) (env, delivered []string) {
+	env = append([]string{launch.ConfigEnvVar + "=" + string(b.cfg.Raw())}, owned.Env()...)
 	for _, name := range b.injected {
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)
@@ -107,9 +100,9 @@ func (b blueprint) environment(advertisedURL string) (env, delivered []string) {
 
 // createOptions builds the engine request for b under the runtime's options.
 func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, error) {
-	advertised := r.advertisedURL(b)
-	env, delivered := b.environment(advertised)
-	agentPort := network.MustParsePort(strconv.Itoa(b.cfg.Runtime.ListenPort(containerPort)) + "/tcp")
+	owned := r.variablesOf(b)
+	env, delivered := b.environment(owned)
+	agentPort := network.MustParsePort(strconv.Itoa(owned.Port) + "/tcp")
 	cfg := &containertypes.Config{
 		Image:        b.image,
 		Env:          env,
@@ -130,7 +123,7 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		},
 	}
 	if b.cfg.Runtime.External() {
-		cmd, extra, err := b.externalProcess(advertised)
+		cmd, extra, err := b.externalProcess(owned)
 		if err != nil {
 			return client.ContainerCreateOptions{}, err
 		}
@@ -138,13 +131,12 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		cfg.Env = append(cfg.Env, extra...)
 		cfg.Labels[labelCardPaths] = strings.Join(b.cfg.Runtime.CardPaths(), ",")
 	} else {
-		// The built-in host: flags override the config's [server] table. An
-		// advertised_url the config sets is left to the host, which expands
-		// any variable in it from the container's environment.
-		cfg.Cmd = []string{"--config-env", ConfigEnvVar, "--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
-		if b.cfg.Server.AdvertisedURL == "" {
-			cfg.Cmd = append(cfg.Cmd, "--advertised-url", advertised)
+		// The built-in host: flags override the config's [server] table.
+		host := launch.Host{Owned: owned}
+		if len(b.written) > 0 {
+			host.EnvFile = launch.EnvFilePath
 		}
+		cfg.Cmd = host.Args()
 	}
 	host := &containertypes.HostConfig{
 		NetworkMode:   containertypes.NetworkMode(r.opts.Network),
@@ -159,16 +151,22 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		// Only then, so that agents without write-only values keep the
 		// containers they had.
 		cfg.Labels[labelWriteOnly] = strings.Join(b.written, ",")
-		withSecrets(cfg, host)
+		withSecretMount(host)
 	}
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
 	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}, nil
 }
 
-// advertisedURL is the config's [server] advertised_url, set for an agent
-// behind a proxy, else where the engine publishes the agent.
-func (r *Runtime) advertisedURL(b blueprint) string {
-	return card.Endpoint(b.cfg.Server.AdvertisedURL, r.opts.AdvertiseHost, b.port)
+// variablesOf is what the agent of b is given: it listens on every address of
+// its container, at its [runtime] port or the adapter's, and is reached at
+// the config's [server] advertised_url, set for an agent behind a proxy,
+// else where the engine publishes it.
+func (r *Runtime) variablesOf(b blueprint) launch.Owned {
+	return launch.Owned{
+		Host:          launch.ListenAll,
+		Port:          b.cfg.Runtime.ListenPort(containerPort),
+		AdvertisedURL: card.Endpoint(b.cfg.Server.AdvertisedURL, r.opts.AdvertiseHost, b.port),
+	}
 }
 
 func (r *Runtime) harden(host *containertypes.HostConfig) {

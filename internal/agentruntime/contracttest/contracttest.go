@@ -37,8 +37,9 @@ type Harness struct {
 	Unsupported func(t *testing.T, rt agentruntime.Runtime)
 	// Brought, if set, returns the config of an agent the operator brings:
 	// the official A2A Go SDK's a2a tool run as `a2a serve` with serveArgs,
-	// listening where the runtime says and serving card as its card.
-	// Adapters that run only the built-in host leave it nil.
+	// listening where the runtime says (--host ${HOST} --port ${PORT}) and
+	// serving card as its card, or with a nil card the one the tool derives
+	// from its flags. Adapters that run only the built-in host leave it nil.
 	Brought func(t *testing.T, name string, serveArgs []string, card []byte) []byte
 	// NoAgentOutput says the adapter runs no agent host, so its logs hold
 	// only its own lines; otherwise they must hold the agent's output.
@@ -87,7 +88,10 @@ func Run(t *testing.T, h Harness) {
 	}
 	if !h.NoAgentOutput {
 		// Only an agent host shows in its card the values it received.
-		cases = append(cases, contractCase{"write-only values", testSecrets})
+		cases = append(cases, []contractCase{
+			{"write-only values", testSecrets},
+			{"owned variables", testOwnedVariables},
+		}...)
 	}
 	if h.Brought != nil {
 		cases = append(cases, []contractCase{
@@ -546,13 +550,31 @@ func testLogs(t *testing.T, h Harness) {
 
 // waitAgentStarts waits until the logs of agent id hold the agent host's
 // startup line want times, one for each start: the agent's own output,
-// which the adapter's lines cannot stand in for. The line may reach the
-// logs a little after the card answers.
+// which the adapter's lines cannot stand in for.
 func waitAgentStarts(t *testing.T, h Harness, rt agentruntime.Runtime, id string, want int) {
 	t.Helper()
 	if h.NoAgentOutput {
 		return
 	}
+	got := 0
+	waitLogs(t, rt, id, func(lines []string) bool {
+		got = 0
+		for _, l := range lines {
+			if isAgentStart(l, id) {
+				got++
+			}
+		}
+		return got >= want
+	}, func() string {
+		return fmt.Sprintf("the agent host's startup line %d times, want %d (one per start)", got, want)
+	})
+}
+
+// waitLogs polls the logs of agent id until done finds in them what it
+// waits for: a line may reach the logs a little after the card answers.
+// When they lack it for too long the test fails, saying what they hold.
+func waitLogs(t *testing.T, rt agentruntime.Runtime, id string, done func(lines []string) bool, holds func() string) {
+	t.Helper()
 	wait, cancel := context.WithTimeout(ctx(t), healthyWithin)
 	defer cancel()
 	for {
@@ -560,18 +582,12 @@ func waitAgentStarts(t *testing.T, h Harness, rt agentruntime.Runtime, id string
 		if err != nil {
 			t.Fatalf("Logs: %v", err)
 		}
-		got := 0
-		for _, l := range lines {
-			if isAgentStart(l, id) {
-				got++
-			}
-		}
-		if got >= want {
+		if done(lines) {
 			return
 		}
 		select {
 		case <-wait.Done():
-			t.Fatalf("Logs hold the agent host's startup line %d times, want %d (one per start):\n%s", got, want, strings.Join(lines, "\n"))
+			t.Fatalf("Logs of %s hold %s:\n%s", id, holds(), strings.Join(lines, "\n"))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
@@ -142,9 +143,11 @@ func waitLogLine(t *testing.T, rt *Runtime, id, line string) {
 // in for one without, and every other $ is kept from the kubelet.
 func TestPodExpander(t *testing.T) {
 	t.Setenv("KUBE_TEST_SET", "secret-value")
-	x := podExpander{owned: ownedValues(9000, "http://a:1/$x"), injected: []string{"KUBE_TEST_SET", "KUBE_TEST_NOT_SET"}, referenced: map[string]bool{}}
+	owned := launch.Owned{Host: launch.ListenAll, Port: 9000, AdvertisedURL: "http://a:1/$x"}
+	x := podExpander{owned: owned.Values(), injected: []string{"KUBE_TEST_SET", "KUBE_TEST_NOT_SET"}, referenced: map[string]bool{}}
 	tests := []struct{ in, want string }{
 		{"--port=${PORT}", "--port=9000"},
+		{"${HOST}", "0.0.0.0"},
 		{"${A2A_ADVERTISED_URL}", "http://a:1/$$x"},
 		{"key=${KUBE_TEST_SET}", "key=$(KUBE_TEST_SET)"},
 		{"${KUBE_TEST_SET:-d}", "$(KUBE_TEST_SET)"},

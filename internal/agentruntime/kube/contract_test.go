@@ -44,12 +44,17 @@ func broughtImage(t testing.TB) string {
 }
 
 // broughtConfig is the contract suite's brought agent on this adapter: the
-// SDK's a2a tool in image, serving card, which a shell writes from
-// [runtime.env] to the pod's /tmp first. It listens on a port of its own,
-// which the Service must lead to.
+// SDK's a2a tool in image, serving card (unless nil), which a shell writes
+// from [runtime.env] to the pod's /tmp first. It listens on a port of its
+// own, which the Service must lead to.
 func broughtConfig(name, image string, serveArgs []string, card []byte) []byte {
+	const runtimeTable = "[runtime]\nimage = %q\npull = \"never\"\nport = 9090\ncommand = %s"
+	if card == nil {
+		command := append(append([]string{"/a2a", "serve"}, serveArgs...), "--host", "${HOST}", "--port", "${PORT}")
+		return agentConfig(name, fmt.Sprintf(runtimeTable, image, a2acli.TOMLArray(command...)))
+	}
 	command := append([]string{"/bin/sh", "-c", `printf '%s' "$A2A_TEST_CARD" >/tmp/card.json && exec /a2a serve "$@"`, "a2a"}, serveArgs...)
 	command = append(command, "--host", "${HOST}", "--port", "${PORT}", "--card", "/tmp/card.json")
-	return agentConfig(name, fmt.Sprintf("[runtime]\nimage = %q\npull = \"never\"\nport = 9090\ncommand = %s\n[runtime.env]\nA2A_TEST_CARD = %s",
+	return agentConfig(name, fmt.Sprintf(runtimeTable+"\n[runtime.env]\nA2A_TEST_CARD = %s",
 		image, a2acli.TOMLArray(command...), strconv.Quote(string(card))))
 }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -29,7 +29,7 @@ var pullPolicies = map[string]corev1.PullPolicy{
 
 // bring turns c, the built-in host's container of b, into the agent the
 // operator brings: its image, its command in place of the image's own (as
-// the container adapter runs it), PORT, HOST, A2A_ADVERTISED_URL and its
+// the container adapter runs it) with the owned variables filled in, its
 // [runtime.env] in the environment, and probes on the port it listens on.
 // It returns the annotation naming where its card is looked for.
 //
@@ -38,19 +38,16 @@ var pullPolicies = map[string]corev1.PullPolicy{
 // agent's Secret when the container starts, so that no value is ever in
 // the Deployment; every other character is escaped from the kubelet's
 // expansion.
-func (b blueprint) bring(c *corev1.Container, endpoint string) (cardPaths string) {
+func (b blueprint) bring(c *corev1.Container, owned launch.Owned) (cardPaths string) {
 	rt := b.cfg.Runtime
-	port := b.cfg.Runtime.ListenPort(containerPort)
-	x := podExpander{owned: ownedValues(port, endpoint), injected: b.injected, referenced: map[string]bool{}}
+	port := owned.Port
+	x := podExpander{owned: owned.Values(), injected: b.injected, referenced: map[string]bool{}}
 	c.Image = rt.Image
 	c.ImagePullPolicy = pullPolicies[rt.PullPolicy()]
 	// No command keeps the image's own.
 	c.Args = nil
 	for _, arg := range rt.Command {
 		c.Args = append(c.Args, x.expand(arg))
-	}
-	for _, name := range agentruntime.ExemptVariables {
-		c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: escapeKubelet(x.owned[name])})
 	}
 	names := make([]string, 0, len(rt.Env))
 	for name := range rt.Env {
@@ -82,14 +79,11 @@ func (b blueprint) bring(c *corev1.Container, endpoint string) (cardPaths string
 	return strings.Join(rt.CardPaths(), ",")
 }
 
-// ownedValues are the values of the variables the runtime sets for a
-// brought agent listening on port, reached at endpoint.
-func ownedValues(port int, endpoint string) map[string]string {
-	return map[string]string{
-		agentconfig.PortVar:          strconv.Itoa(port),
-		agentconfig.HostVar:          "0.0.0.0",
-		agentconfig.AdvertisedURLVar: endpoint,
-	}
+// variablesOf is what the agent of cfg, reached at endpoint, is given: it
+// listens on every address of its pod, at its [runtime] port or the
+// adapter's.
+func variablesOf(cfg *agentconfig.Config, endpoint string) launch.Owned {
+	return launch.Owned{Host: launch.ListenAll, Port: cfg.Runtime.ListenPort(containerPort), AdvertisedURL: endpoint}
 }
 
 // checkBrought refuses a brought agent the adapter cannot run, and one
@@ -101,7 +95,8 @@ func checkBrought(p agentruntime.Prepared, pending bool) error {
 	if err := agentruntime.CheckImageAgent(cfg, "kubernetes"); err != nil || pending {
 		return err
 	}
-	lookup := agentruntime.ExternalLookup(ownedValues(cfg.Runtime.ListenPort(containerPort), ""), p.InjectedEnv)
+	// The endpoint is not needed to tell whether every reference resolves.
+	lookup := agentruntime.ExternalLookup(variablesOf(cfg, ""), p.InjectedEnv)
 	if _, _, err := cfg.Runtime.Expanded(lookup); err != nil {
 		return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", cfg.ID(), err,
 			"give [runtime] command and env a value for each: set the variable in the environment terraform runs in (allowlisted), or write a default as ${NAME:-default}")

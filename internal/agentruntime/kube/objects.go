@@ -16,6 +16,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -30,21 +31,15 @@ const containerPort = 8080
 // names one agent as it does on the other adapters.
 const firstServicePort = 8080
 
-// configEnvVar carries the config into the agent host, filled from the
-// agent's ConfigMap; configKey is its key there.
-const (
-	configEnvVar = "A2A_AGENT_CONFIG"
-	configKey    = "config.toml"
-)
+// configKey is the config's key in the agent's ConfigMap, from which the
+// pod fills launch.ConfigEnvVar.
+const configKey = "config.toml"
 
 // The write-only values live in the agent's Secret under secretKey, mounted
-// as a file at secretDir; the Secret's other keys are the allowlisted
-// variables, each passed to the pod by reference. No value is ever in the
-// Deployment, so reading it shows none.
-const (
-	secretDir = "/run/a2a"
-	secretKey = "env.json"
-)
+// as the file launch.EnvFilePath; the Secret's other keys are the
+// allowlisted variables, each passed to the pod by reference. No value is
+// ever in the Deployment, so reading it shows none.
+const secretKey = "env.json"
 
 // Labels on every object the adapter creates: the agent's objects are found
 // by them, whatever their names.
@@ -203,13 +198,13 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 	}
 	podLabels := maps.Clone(r.selector(id))
 	podLabels[labelConfigSHA] = b.cfg.SHA256()[:32]
-	args := []string{"--config-env", configEnvVar, "--host", "0.0.0.0", "--port", strconv.Itoa(containerPort)}
-	if b.cfg.Server.AdvertisedURL == "" {
-		// An advertised_url the config sets is left to the host, which
-		// expands any variable in it from the pod's environment.
-		args = append(args, "--advertised-url", endpoint)
+	owned := variablesOf(b.cfg, endpoint)
+	host := launch.Host{Owned: owned}
+	if len(b.written) > 0 {
+		host.EnvFile = launch.EnvFilePath
 	}
-	env := []corev1.EnvVar{{Name: configEnvVar, ValueFrom: &corev1.EnvVarSource{
+	args := host.Args()
+	env := []corev1.EnvVar{{Name: launch.ConfigEnvVar, ValueFrom: &corev1.EnvVarSource{
 		ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: configKey},
 	}}}
 	for _, v := range b.injected {
@@ -219,18 +214,20 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: v, Optional: ptr(true)},
 		}})
 	}
+	for name, value := range owned.All() {
+		env = append(env, corev1.EnvVar{Name: name, Value: escapeKubelet(value)})
+	}
 	volumes := []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
 		Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("64Mi")),
 	}}}}
 	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
 	if len(b.written) > 0 {
 		volumes = append(volumes, corev1.Volume{Name: "write-only", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-			SecretName: name, Items: []corev1.KeyToPath{{Key: secretKey, Path: secretKey}},
+			SecretName: name, Items: []corev1.KeyToPath{{Key: secretKey, Path: launch.EnvFileName}},
 			// Readable by the pod's group (its fsGroup) alone.
 			DefaultMode: ptr(int32(0o440)),
 		}}})
-		mounts = append(mounts, corev1.VolumeMount{Name: "write-only", MountPath: secretDir, ReadOnly: true})
-		args = append(args, secretfile.Flag, secretDir+"/"+secretKey)
+		mounts = append(mounts, corev1.VolumeMount{Name: "write-only", MountPath: launch.EnvFileDir, ReadOnly: true})
 	}
 	probePath := card.WellKnownPath
 	container := corev1.Container{
@@ -260,7 +257,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 		},
 	}
 	if b.cfg.Runtime.External() {
-		annotations[annotationCardPaths] = b.bring(&container, endpoint)
+		annotations[annotationCardPaths] = b.bring(&container, owned)
 	}
 	grace := r.opts.graceSeconds()
 	return &appsv1.Deployment{

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // foreignKind makes, reads and deletes one kind of object an agent has, as
@@ -54,8 +55,8 @@ func foreignKinds(rt *Runtime) map[string]foreignKind {
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: theirs}, Spec: corev1.PodSpec{
 					Containers: []corev1.Container{{
 						Name: "theirs", Image: rt.opts.BaseImage, ImagePullPolicy: corev1.PullNever,
-						Args: []string{"--config-env", configEnvVar, "--host", "0.0.0.0", "--port", "8080"},
-						Env:  []corev1.EnvVar{{Name: configEnvVar, Value: string(agentConfig("Someone Else"))}},
+						Args: []string{"--config-env", launch.ConfigEnvVar, "--host", "0.0.0.0", "--port", "8080"},
+						Env:  []corev1.EnvVar{{Name: launch.ConfigEnvVar, Value: string(agentConfig("Someone Else"))}},
 					}},
 				}},
 			}}

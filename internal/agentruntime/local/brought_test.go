@@ -10,13 +10,17 @@ import (
 )
 
 // broughtConfig is the contract suite's brought agent on this adapter: the
-// SDK's a2a tool, serving card from a file, on the port the runtime gives.
+// SDK's a2a tool, serving card from a file (unless nil), on the port the
+// runtime gives.
 func broughtConfig(t *testing.T, name string, serveArgs []string, card []byte) []byte {
 	t.Helper()
-	cardFile := filepath.Join(t.TempDir(), "card.json")
-	if err := os.WriteFile(cardFile, card, 0o644); err != nil {
-		t.Fatal(err)
+	command := append(append([]string{a2acli.Binary(t), "serve"}, serveArgs...), "--host", "${HOST}", "--port", "${PORT}")
+	if card != nil {
+		cardFile := filepath.Join(t.TempDir(), "card.json")
+		if err := os.WriteFile(cardFile, card, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		command = append(command, "--card", cardFile)
 	}
-	command := append(append([]string{a2acli.Binary(t), "serve"}, serveArgs...), "--host", "${HOST}", "--port", "${PORT}", "--card", cardFile)
 	return agentConfig(name, fmt.Sprintf("[runtime]\ncommand = %s\n", a2acli.TOMLArray(command...)))
 }

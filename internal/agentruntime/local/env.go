@@ -8,12 +8,12 @@ import "os"
 // process needs to run at all, and nothing that could carry a secret.
 var passedThrough = []string{"PATH", "HOME", "TMPDIR", "LANG"}
 
-// childEnv builds an agent's whole environment: the pass-through variables,
-// HOST (owned by the adapter: where the agent listens), and the allowlisted
-// variables its config references, valued from the provider's environment
-// now, at start, and never stored.
-func childEnv(host string, injected []string) []string {
-	env := make([]string, 0, len(passedThrough)+1+len(injected))
+// childEnv builds an agent's environment but for the variables the adapter
+// owns: the pass-through variables and the allowlisted variables its config
+// references, valued from the provider's environment now, at start, and
+// never stored.
+func childEnv(injected []string) []string {
+	env := make([]string, 0, len(passedThrough)+len(injected))
 	for _, names := range [][]string{passedThrough, injected} {
 		for _, name := range names {
 			if v, ok := os.LookupEnv(name); ok {
@@ -21,5 +21,5 @@ func childEnv(host string, injected []string) []string {
 			}
 		}
 	}
-	return append(env, "HOST="+host)
+	return env
 }

@@ -8,12 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -70,14 +70,11 @@ func findProgram(name, dir string) (string, error) {
 // agentCommand builds the agent's process: the built-in host with the
 // recorded config, or the operator's program with PORT, HOST and
 // A2A_ADVERTISED_URL filled in. Either way the three are in its
-// environment, with the allowlisted variables the config references.
+// environment, last so that they win, with the allowlisted variables the
+// config references.
 func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*exec.Cmd, error) {
-	owned := map[string]string{
-		agentconfig.PortVar:          strconv.Itoa(rec.Port),
-		agentconfig.HostVar:          rec.Host,
-		agentconfig.AdvertisedURLVar: rec.Endpoint,
-	}
-	env := append(childEnv(rec.Host, rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256, rec.External)...)
+	owned := launch.Owned{Host: rec.Host, Port: rec.Port, AdvertisedURL: rec.Endpoint}
+	env := append(childEnv(rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256, rec.External)...)
 	secretPath, hasSecrets, err := r.secrets.Path(rec.ID)
 	if err != nil {
 		return nil, fmt.Errorf("find the write-only values: %w", err)
@@ -85,13 +82,13 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	// The agent must outlive ctx and this process: nothing may cancel it.
 	ctx = context.WithoutCancel(ctx)
 	if !rec.External {
-		args := []string{"run", "--config", r.dir.Join(configFile(rec.ID)), "--port", strconv.Itoa(rec.Port)}
+		host := launch.Host{ConfigFile: r.dir.Join(configFile(rec.ID)), Owned: owned}
 		if hasSecrets {
 			// The host reads them itself, so they stay out of its environment.
-			args = append(args, secretfile.Flag, secretPath)
+			host.EnvFile = secretPath
 		}
-		cmd := exec.CommandContext(ctx, r.exe, args...)
-		cmd.Env = withOwned(env, owned)
+		cmd := exec.CommandContext(ctx, r.exe, append([]string{launch.Subcommand}, host.Args()...)...)
+		cmd.Env = slices.Concat(env, owned.Env())
 		cmd.Dir = r.dir.Path()
 		return cmd, nil
 	}
@@ -101,8 +98,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	}
 	// Write-only values never reach a program of its own: Prepare refuses
 	// them for it, so it has no secrets file to read.
-	lookup := agentruntime.ExternalLookup(owned, rec.InjectedEnv)
-	argv, extra, err := cfg.Runtime.Expanded(lookup)
+	argv, extra, err := cfg.Runtime.Expanded(agentruntime.ExternalLookup(owned, rec.InjectedEnv))
 	if err != nil {
 		return nil, err
 	}
@@ -113,17 +109,9 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
-	cmd.Env = withOwned(env, owned)
+	cmd.Env = slices.Concat(env, owned.Env())
 	cmd.Dir = rec.WorkingDir
 	return cmd, nil
-}
-
-// withOwned sets the runtime's own variables last, so that they win.
-func withOwned(env []string, owned map[string]string) []string {
-	for _, name := range []string{agentconfig.PortVar, agentconfig.HostVar, agentconfig.AdvertisedURLVar} {
-		env = append(env, name+"="+owned[name])
-	}
-	return env
 }
 
 // probe checks the agent's card: an external agent's where it listens, at

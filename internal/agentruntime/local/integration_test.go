@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
@@ -336,7 +337,8 @@ func TestPortInUse(t *testing.T) {
 }
 
 // TestEnvScrubbed reads the agent's environment from /proc: only the
-// pass-through variables, HOST and the allowlisted variable it references.
+// pass-through variables, PORT, HOST, A2A_ADVERTISED_URL, the agent's
+// identity and the allowlisted variable it references.
 func TestEnvScrubbed(t *testing.T) {
 	t.Setenv("A2A_TEST_ALLOWED", "allowed-value")
 	t.Setenv("A2A_TEST_UNREFERENCED", "allowed-but-unused")
@@ -368,7 +370,7 @@ func TestEnvScrubbed(t *testing.T) {
 	if env["A2A_TEST_ALLOWED"] != "allowed-value" || env["HOST"] != "127.0.0.1" || env["PORT"] != strconv.Itoa(a.Port) || env["A2A_ADVERTISED_URL"] != a.Endpoint {
 		t.Errorf("agent env lacks the allowed variable, HOST, PORT or A2A_ADVERTISED_URL: %v", env)
 	}
-	permitted := slices.Concat([]string{"A2A_TEST_ALLOWED", envStateDir, envStateDirID, envAgentID, envConfigSHA}, agentruntime.ExemptVariables, passedThrough)
+	permitted := slices.Concat([]string{"A2A_TEST_ALLOWED", envStateDir, envStateDirID, envAgentID, envConfigSHA}, launch.Variables, passedThrough)
 	for k := range env {
 		if !slices.Contains(permitted, k) {
 			t.Errorf("agent env holds %s, which is neither passed through nor allowlisted and referenced", k)

@@ -1,9 +1,9 @@
 // Package secretfile is how an agent's write-only values travel to the
 // agent host and rest between its starts: one JSON object of variable names
-// to values, which the host reads with `run --env-file FILE`. Keeping the
-// values in a file of their own, rather than in the agent's environment or
-// its config record, leaves them out of process listings, `docker inspect`
-// and every record the runtime shows.
+// to values, which the host reads with `run --env-file FILE` (the flag is
+// launch.EnvFileFlag). Keeping the values in a file of their own, rather
+// than in the agent's environment or its config record, leaves them out of
+// process listings, `docker inspect` and every record the runtime shows.
 package secretfile
 
 import (
@@ -14,9 +14,6 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
-
-// Flag is the agent host's flag that names the file.
-const Flag = "--env-file"
 
 // Encode returns the file's content.
 func Encode(values map[string]string) ([]byte, error) {

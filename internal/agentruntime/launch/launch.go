@@ -1,0 +1,114 @@
+// Package launch is the contract between the runtime adapters and the
+// agents they run, written once for all of them: the variables every agent
+// is given, built in or brought (PORT, HOST and A2A_ADVERTISED_URL), the
+// built-in agent host's command line, the variable that carries its config
+// into a container or pod, and where its write-only values lie there. The
+// agent host reads its flags by the names given here, so that what an
+// adapter passes and what the host reads cannot drift apart.
+package launch
+
+import (
+	"iter"
+	"strconv"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+)
+
+// Subcommand is the provider binary's argument that runs the agent host.
+const Subcommand = "run"
+
+// The agent host's flags, by name (without the leading dashes).
+const (
+	ConfigFlag        = "config"         // the config's file
+	ConfigEnvFlag     = "config-env"     // the variable that holds the config
+	HostFlag          = "host"           // overrides [server] host
+	PortFlag          = "port"           // overrides [server] http_port
+	AdvertisedURLFlag = "advertised-url" // overrides [server] advertised_url
+	EnvFileFlag       = "env-file"       // the write-only values' file (package secretfile)
+)
+
+// ConfigEnvVar carries the config into a container or pod, so that it
+// reaches remote engines, clusters and read-only root filesystems alike,
+// with no file of this machine mounted.
+const ConfigEnvVar = "A2A_AGENT_CONFIG"
+
+// In a container or pod an agent's write-only values are the file
+// EnvFileName in EnvFileDir, a volume the adapter mounts there.
+const (
+	EnvFileDir  = "/run/a2a"
+	EnvFileName = "env.json"
+	EnvFilePath = EnvFileDir + "/" + EnvFileName
+)
+
+// ListenAll is the HOST of an agent in a container or pod: every address of
+// its own network namespace, from which the engine or the Service publishes
+// its port alone.
+const ListenAll = "0.0.0.0"
+
+// Variables names what the runtime gives every agent, in the order it sets
+// them. A config may reference them without an allowlist.
+var Variables = []string{agentconfig.HostVar, agentconfig.PortVar, agentconfig.AdvertisedURLVar}
+
+// Owned are the values of Variables for one agent.
+type Owned struct {
+	Host          string // the address it listens on, where it runs
+	Port          int    // the port it listens on, where it runs
+	AdvertisedURL string // its endpoint: where clients reach it
+}
+
+// All yields each of Variables and its value, in order.
+func (o Owned) All() iter.Seq2[string, string] {
+	values := o.Values()
+	return func(yield func(name, value string) bool) {
+		for _, name := range Variables {
+			if !yield(name, values[name]) {
+				return
+			}
+		}
+	}
+}
+
+// Values maps each of Variables to its value.
+func (o Owned) Values() map[string]string {
+	return map[string]string{
+		agentconfig.HostVar:          o.Host,
+		agentconfig.PortVar:          strconv.Itoa(o.Port),
+		agentconfig.AdvertisedURLVar: o.AdvertisedURL,
+	}
+}
+
+// Env is the variables as an environment's NAME=value entries.
+func (o Owned) Env() []string {
+	env := make([]string, 0, len(Variables))
+	for name, value := range o.All() {
+		env = append(env, name+"="+value)
+	}
+	return env
+}
+
+// Host is the built-in agent host's command line for one agent.
+type Host struct {
+	// ConfigFile is the config's path where the host runs; empty, the
+	// config is in ConfigEnvVar.
+	ConfigFile string
+	// Owned is where the host listens and the endpoint it advertises: the
+	// values the agent is given, so that the two always agree.
+	Owned Owned
+	// EnvFile is the write-only values' file where the host runs; empty
+	// for an agent that has none.
+	EnvFile string
+}
+
+// Args are the host's arguments after Subcommand.
+func (h Host) Args() []string {
+	args := []string{"--" + ConfigEnvFlag, ConfigEnvVar}
+	if h.ConfigFile != "" {
+		args = []string{"--" + ConfigFlag, h.ConfigFile}
+	}
+	args = append(args, "--"+HostFlag, h.Owned.Host, "--"+PortFlag, strconv.Itoa(h.Owned.Port),
+		"--"+AdvertisedURLFlag, h.Owned.AdvertisedURL)
+	if h.EnvFile != "" {
+		args = append(args, "--"+EnvFileFlag, h.EnvFile)
+	}
+	return args
+}
