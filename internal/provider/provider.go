@@ -49,9 +49,10 @@ func (p *a2aProvider) Metadata(_ context.Context, _ provider.MetadataRequest, re
 
 func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Runs [A2A](https://a2a-protocol.org) agents as supervised local processes or as containers " +
-			"on a Docker or Podman engine. Agents outlive Terraform: the provider records them in its state " +
-			"directory (or labels them on the engine) and finds them again on every run.",
+		MarkdownDescription: "Runs [A2A](https://a2a-protocol.org) agents as supervised local processes (`local`), as " +
+			"containers on a Docker or Podman engine (`container`) or as Deployments on a Kubernetes cluster " +
+			"(`kubernetes`). Agents outlive Terraform: the provider records them in its state directory (or labels " +
+			"them on the engine or in the cluster) and finds them again on every run.",
 		Attributes: map[string]schema.Attribute{
 			"state_dir": schema.StringAttribute{
 				Optional: true,
