@@ -2,12 +2,21 @@ package agentruntime
 
 import "strings"
 
+// The adapters' names, as Identity.Adapter holds them and the provider
+// block's adapter blocks are named.
+const (
+	AdapterLocal      = "local"
+	AdapterContainer  = "container"
+	AdapterKubernetes = "kubernetes"
+	AdapterMemory     = "memory"
+)
+
 // Identity names the runtime an agent lives in: the adapter and where that
 // adapter keeps its agents. The provider stores it with each agent, so that
 // the agent is always read and stopped through the runtime that started it,
 // even after the provider block has been pointed elsewhere.
 type Identity struct {
-	// Adapter is the adapter's name: local, container, memory.
+	// Adapter is the adapter's name, one of the Adapter constants.
 	Adapter string `json:"adapter"`
 	// StateDir is the state dir's path where the agents live in one (local).
 	StateDir string `json:"state_dir,omitempty"`
@@ -16,7 +25,8 @@ type Identity struct {
 	StateDirID string `json:"state_dir_id,omitempty"`
 	// Engine is the engine or cluster address (container, kubernetes).
 	Engine string `json:"engine,omitempty"`
-	// Scope separates configurations that share one engine or cluster.
+	// Scope separates configurations that share one engine or cluster;
+	// kubernetes records the namespace with it, as <namespace>/<scope>.
 	Scope string `json:"scope,omitempty"`
 }
 

@@ -95,9 +95,9 @@ type openFunc func(ctx context.Context, id agentruntime.Identity) (agentruntime.
 func opener(s settings, dir *statedir.Dir) openFunc {
 	return func(ctx context.Context, id agentruntime.Identity) (agentruntime.Runtime, func(), error) {
 		switch id.Adapter {
-		case "local":
+		case agentruntime.AdapterLocal:
 			return openLocal(s, id)
-		case "container":
+		case agentruntime.AdapterContainer:
 			opts := container.Options{Executable: s.local.Executable}
 			if s.container != nil {
 				opts = *s.container
@@ -108,7 +108,7 @@ func opener(s settings, dir *statedir.Dir) openFunc {
 				return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
 			}
 			return rt, func() { _ = rt.Close() }, nil
-		case "kubernetes":
+		case agentruntime.AdapterKubernetes:
 			return openKube(ctx, s, dir, id)
 		}
 		return nil, nil, fmt.Errorf("the agent was started by the %s adapter, which this provider cannot reach", id)

@@ -331,13 +331,7 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	adapter := "local"
-	switch {
-	case s.container != nil:
-		adapter = "container"
-	case s.kubernetes != nil:
-		adapter = "kubernetes"
-	}
+	adapter := s.adapter()
 	ctx = tflog.SetField(ctx, "state_dir", s.stateDir)
 	ctx = tflog.SetField(ctx, "adapter", adapter)
 	deps, err := p.connect(ctx, s)

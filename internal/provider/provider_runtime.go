@@ -82,12 +82,12 @@ func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 		return nil, fmt.Errorf("open state dir %s: %w", s.stateDir, err)
 	}
 	var rt agentruntime.Runtime
-	switch {
-	case s.container != nil:
+	switch s.adapter() {
+	case agentruntime.AdapterContainer:
 		opts := *s.container
 		opts.StateDir = dir
 		rt, err = container.New(ctx, opts)
-	case s.kubernetes != nil:
+	case agentruntime.AdapterKubernetes:
 		opts := *s.kubernetes
 		opts.StateDir = dir
 		rt, err = kube.New(ctx, opts)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	containertypes "github.com/moby/moby/api/types/container"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
@@ -101,6 +102,17 @@ type settings struct {
 	// cardHeaderEnv restricts what a2a_agent_card reads from the
 	// environment for its request headers.
 	cardHeaderEnv headerEnvAllowlist
+}
+
+// adapter names the adapter the settings select: a block's, else local.
+func (s settings) adapter() string {
+	switch {
+	case s.container != nil:
+		return agentruntime.AdapterContainer
+	case s.kubernetes != nil:
+		return agentruntime.AdapterKubernetes
+	}
+	return agentruntime.AdapterLocal
 }
 
 // resolve reads the provider block. Every value must be known: the runtime

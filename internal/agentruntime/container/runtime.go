@@ -84,7 +84,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 
 // Identity names the engine and the scope the agents live in.
 func (r *Runtime) Identity() agentruntime.Identity {
-	return agentruntime.Identity{Adapter: "container", Engine: r.engine.Host, Scope: r.opts.Scope}
+	return agentruntime.Identity{Adapter: agentruntime.AdapterContainer, Engine: r.engine.Host, Scope: r.opts.Scope}
 }
 
 // Close releases the engine connections. Agents keep running.
@@ -109,7 +109,7 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	if err != nil {
 		return p, err
 	}
-	return p, agentruntime.CheckImageAgent(p.Config, "container")
+	return p, agentruntime.CheckImageAgent(p.Config, agentruntime.AdapterContainer)
 }
 
 // Provision creates the agent's container, not started. An agent that

@@ -92,7 +92,7 @@ func variablesOf(cfg *agentconfig.Config, endpoint string) launch.Owned {
 // the variables are checked at apply.
 func checkBrought(p agentruntime.Prepared, pending bool) error {
 	cfg := p.Config
-	if err := agentruntime.CheckImageAgent(cfg, "kubernetes"); err != nil || pending {
+	if err := agentruntime.CheckImageAgent(cfg, agentruntime.AdapterKubernetes); err != nil || pending {
 		return err
 	}
 	// The endpoint is not needed to tell whether every reference resolves.

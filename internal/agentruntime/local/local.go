@@ -92,7 +92,7 @@ const openWait = 30 * time.Second
 
 // Identity names the state dir the agents live in.
 func (r *Runtime) Identity() agentruntime.Identity {
-	return agentruntime.Identity{Adapter: "local", StateDir: r.dir.Path(), StateDirID: r.dirID}
+	return agentruntime.Identity{Adapter: agentruntime.AdapterLocal, StateDir: r.dir.Path(), StateDirID: r.dirID}
 }
 
 // prepare applies the shared checks and refuses what this adapter cannot run.

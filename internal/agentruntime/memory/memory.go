@@ -43,7 +43,7 @@ func New() *Runtime {
 
 // Identity names the in-memory adapter; it has no location.
 func (r *Runtime) Identity() agentruntime.Identity {
-	return agentruntime.Identity{Adapter: "memory"}
+	return agentruntime.Identity{Adapter: agentruntime.AdapterMemory}
 }
 
 // Check applies the checks Provision makes.
