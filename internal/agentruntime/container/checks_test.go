@@ -1,7 +1,10 @@
 package container
 
 import (
+	"net"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -118,5 +121,49 @@ func TestOptionsCheckReportsEveryProblem(t *testing.T) {
 		if _, err := (Options{Hardening: &ok}).withDefaults(); err != nil {
 			t.Errorf("withDefaults with hardening %+v: %v", ok, err)
 		}
+	}
+}
+
+// TestNewChecksOptionsFirst: options that cannot work are refused before
+// the engine is contacted, here one listening on a socket of the test's
+// own that no one may connect to.
+func TestNewChecksOptionsFirst(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "engine.sock")
+	var lc net.ListenConfig
+	ln, err := lc.Listen(t.Context(), "unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var contacts atomic.Int32
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			contacts.Add(1)
+			_ = c.Close()
+		}
+	}()
+	tests := map[string]struct {
+		opts    Options
+		mention string
+	}{
+		"no state dir":     {Options{Host: "unix://" + sock}, "no state dir"},
+		"a bad base_image": {Options{Host: "unix://" + sock, BaseImage: "Not An Image"}, "base_image"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := New(t.Context(), tt.opts); err == nil || !strings.Contains(err.Error(), tt.mention) {
+				t.Fatalf("New = %v, want an error naming %s", err, tt.mention)
+			}
+		})
+	}
+	_ = ln.Close()
+	<-accepted
+	if n := contacts.Load(); n > 0 {
+		t.Errorf("New contacted the engine %d times before refusing its options", n)
 	}
 }

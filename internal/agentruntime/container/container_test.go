@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 func TestHardening(t *testing.T) {
@@ -263,6 +264,7 @@ func TestPortTaken(t *testing.T) {
 
 func TestEngineUnreachable(t *testing.T) {
 	socket := "unix://" + t.TempDir() + "/absent.sock"
+	dir := statedirtest.Open(t, t.TempDir())
 	tests := []struct {
 		name, option, env, mention string
 	}{
@@ -272,7 +274,7 @@ func TestEngineUnreachable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("DOCKER_HOST", tt.env)
-			_, err := New(testContext(t), Options{Host: tt.option})
+			_, err := New(testContext(t), Options{Host: tt.option, StateDir: dir})
 			if !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), socket) || !strings.Contains(err.Error(), tt.mention) {
 				t.Errorf("New against %s = %v, want a backend error naming the host and %q", socket, err, tt.mention)
 			}
@@ -285,7 +287,7 @@ func TestEngineUnreachable(t *testing.T) {
 	}
 	closedTCP := "tcp://" + l.Addr().String()
 	_ = l.Close()
-	if _, err := New(testContext(t), Options{Host: closedTCP}); !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), closedTCP) {
+	if _, err := New(testContext(t), Options{Host: closedTCP, StateDir: dir}); !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), closedTCP) {
 		t.Errorf("New against closed %s = %v, want a backend error naming it", closedTCP, err)
 	}
 	invalid := []struct {
@@ -293,8 +295,8 @@ func TestEngineUnreachable(t *testing.T) {
 		opts    Options
 		mention string
 	}{
-		{"scheme", Options{Host: "ftp://engine"}, "ftp"},
-		{"tls files", Options{Host: closedTCP, TLSCACert: t.TempDir() + "/absent-ca.pem", TLSVerify: true}, "tls_ca_cert"},
+		{"scheme", Options{Host: "ftp://engine", StateDir: dir}, "ftp"},
+		{"tls files", Options{Host: closedTCP, TLSCACert: t.TempDir() + "/absent-ca.pem", TLSVerify: true, StateDir: dir}, "tls_ca_cert"},
 	}
 	for _, tt := range invalid {
 		if _, err := New(testContext(t), tt.opts); !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.mention) {

@@ -58,6 +58,9 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "configure container runtime", "", err, "")
 	}
+	if o.StateDir == nil {
+		return nil, errors.New("container runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
+	}
 	if o.Executable == "" && o.BaseImage == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -74,10 +77,6 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		_ = cli.Close()
 		return nil, r.engineError("connect to container engine", "", err)
-	}
-	if o.StateDir == nil {
-		_ = cli.Close()
-		return nil, errors.New("container runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
 	}
 	return r, nil
 }

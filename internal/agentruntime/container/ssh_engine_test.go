@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 )
 
 // TestEngineOverSSH reaches the engine as a remote one over ssh://: a
@@ -44,7 +45,7 @@ func TestEngineOverSSH(t *testing.T) {
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
-			rt, err := New(testContext(t), Options{Host: tt.host, Version: "test"})
+			rt, err := New(testContext(t), Options{Host: tt.host, Version: "test", StateDir: statedirtest.Open(t, t.TempDir())})
 			if err == nil {
 				_ = rt.Close()
 				t.Fatalf("New over %s succeeded, want it refused", tt.host)
