@@ -51,7 +51,7 @@ func creationOf(d *appsv1.Deployment) (creation, bool) {
 
 // creatorKey names the agent's creator lock in the state dir.
 func (r *Runtime) creatorKey(id string) string {
-	return "kube-" + r.opts.Namespace + "-" + r.objectName(id)
+	return r.lockKey(id)
 }
 
 // takenOverBy reports whether a create-only provision that would make the

@@ -469,6 +469,9 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 		cm = nil
 	}
 	if derr != nil {
+		if cm == nil {
+			r.sweepLocks(ctx, id)
+		}
 		return agentruntime.Agent{}, r.goneDeployment(id, cm, derr)
 	}
 	if _, err := provisionedConfig(d, cm); err != nil {
@@ -878,11 +881,24 @@ func (r *Runtime) clusterError(op, id string, err error) error {
 	}
 }
 
+// lockKey names the agent's lock in the state dir.
+func (r *Runtime) lockKey(id string) string {
+	return "kube-" + r.opts.Namespace + "-" + r.objectName(id)
+}
+
+// sweepLocks removes the lock files of an agent found wholly gone: a
+// deprovision cut short after it deleted the agent's last object, but
+// before its lock files went, leaves them with nothing to track them.
+func (r *Runtime) sweepLocks(ctx context.Context, id string) {
+	r.opts.StateDir.SweepCreator(ctx, r.creatorKey(id))
+	r.opts.StateDir.SweepKey(ctx, r.lockKey(id))
+}
+
 // lock gives one operation at a time on an agent, within this process and
 // between processes sharing the state dir; the API server's unique names
 // and resource versions guard against any other writer.
 func (r *Runtime) lock(ctx context.Context, id string) (*statedir.KeyLock, error) {
-	lock, err := r.opts.StateDir.LockKey(ctx, "kube-"+r.opts.Namespace+"-"+r.objectName(id))
+	lock, err := r.opts.StateDir.LockKey(ctx, r.lockKey(id))
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, "lock", id, err, "another operation on the agent did not finish in time")
 	}

@@ -59,3 +59,8 @@ func (d *Dir) ReleaseCreator(ctx context.Context, key string) {
 	}
 	d.CreatorGone(ctx, key)
 }
+
+// SweepCreator is SweepKey for the creator lock named key.
+func (d *Dir) SweepCreator(ctx context.Context, key string) {
+	d.SweepKey(ctx, creatorKey(key))
+}

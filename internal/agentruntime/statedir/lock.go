@@ -157,3 +157,23 @@ func (d *Dir) lockIsCurrent(fl *flock.Flock, path string) (bool, error) {
 	}
 	return os.SameFile(locked, named), nil
 }
+
+// sweepProbe bounds the wait for a lock being swept: a key that is in use
+// is left as it is.
+const sweepProbe = 100 * time.Millisecond
+
+// SweepKey removes the lock file of key, whose subject the caller found
+// gone for good, unless the file is not there or someone holds the lock.
+// A removal cut short after its subject's last trace but before its lock
+// file went leaves that file for nothing to track; the next look that
+// finds the subject gone sweeps it.
+func (d *Dir) SweepKey(ctx context.Context, key string) {
+	if _, err := d.Stat(filepath.Join(".locks", key+".lock")); err != nil {
+		return
+	}
+	probe, cancel := context.WithTimeout(ctx, sweepProbe)
+	defer cancel()
+	if lock, err := d.LockKey(probe, key); err == nil {
+		_ = lock.Remove()
+	}
+}

@@ -102,3 +102,35 @@ func TestKeyLockRemove(t *testing.T) {
 		t.Errorf("lock file after a refused Remove: %v, want kept", err)
 	}
 }
+
+// TestSweepKey: a sweep removes a lock file no one holds, leaves one that
+// is held, and makes none where there was none.
+func TestSweepKey(t *testing.T) {
+	ctx := context.Background()
+	d := open(t, t.TempDir())
+	file := d.Join(".locks", "agent.lock")
+	exists := func() bool { _, err := os.Stat(file); return err == nil }
+
+	d.SweepKey(ctx, "agent")
+	if exists() {
+		t.Fatal("a sweep of a key with no lock file made one")
+	}
+	held, err := d.LockKey(ctx, "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SweepKey(ctx, "agent")
+	if !exists() {
+		t.Fatal("a sweep removed a lock file that is held")
+	}
+	held.Unlock()
+	d.SweepKey(ctx, "agent")
+	if exists() {
+		t.Fatal("a sweep left a lock file no one holds")
+	}
+	if lock, err := d.LockKey(ctx, "agent"); err != nil {
+		t.Fatalf("locking a swept key: %v", err)
+	} else {
+		lock.Unlock()
+	}
+}
