@@ -27,6 +27,12 @@ func Ask(ctx context.Context, endpoint, binding, protocolVersion, text string) (
 	if err != nil {
 		return "", err
 	}
+	return Reply(res), nil
+}
+
+// Reply is the text an agent answered a SendMessage with: its message's,
+// or that of its task's artifacts.
+func Reply(res a2a.SendMessageResult) string {
 	var b strings.Builder
 	switch r := res.(type) {
 	case *a2a.Message:
@@ -40,5 +46,5 @@ func Ask(ctx context.Context, endpoint, binding, protocolVersion, text string) (
 			}
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
