@@ -100,6 +100,12 @@ func Run(t *testing.T, h Harness) {
 			{"brought agent that exits at once", testBroughtExitsAtOnce},
 		}...)
 	}
+	if _, ok := h.New(t).(agentruntime.Roller); ok {
+		cases = append(cases, []contractCase{
+			{"roll", testRoll},
+			{"a failed roll keeps the agent as it was", testRollFails},
+		}...)
+	}
 	if h.Unsupported != nil {
 		cases = append(cases, contractCase{"unsupported", func(t *testing.T, h Harness) { h.Unsupported(t, h.New(t)) }})
 	}

@@ -86,7 +86,7 @@ func TestBroughtAgent(t *testing.T) {
 	checks := map[string]bool{
 		"the image, never pulled":               c.Image == image && c.ImagePullPolicy == corev1.PullNever,
 		"the command, escaped from the kubelet": slices.Equal(c.Args, []string{"/bin/sh", "-c", strings.ReplaceAll(command[2], "$", "$$")}) && len(c.Command) == 0,
-		"the port in the pod and the Service":   c.Ports[0].ContainerPort == listen && svc.Spec.Ports[0].TargetPort.IntValue() == listen && svc.Spec.Ports[0].Port == 8181,
+		"the port in the pod and the Service":   c.Ports[0].ContainerPort == listen && c.Ports[0].Name == svc.Spec.Ports[0].TargetPort.StrVal && svc.Spec.Ports[0].Port == 8181,
 		"PORT, HOST and the advertised URL": env["PORT"].Value == strconv.Itoa(listen) && env["HOST"].Value == "0.0.0.0" &&
 			env["A2A_ADVERTISED_URL"].Value == a.Endpoint,
 		"the variable by reference, required":      env["CARD_JSON"].Value == "$(KUBE_TEST_CARD)" && secretRef != nil && secretRef.SecretKeyRef != nil && secretRef.SecretKeyRef.Optional == nil,

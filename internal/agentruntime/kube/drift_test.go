@@ -151,8 +151,8 @@ func TestReplicas(t *testing.T) {
 	waitPods(t, rt, a.ID, 1)
 }
 
-// waitPods waits until the agent is healthy with want ready pods, which
-// its instance names and no other.
+// waitPods waits until the agent is healthy with want available pods,
+// which its instance names and no other.
 func waitPods(t *testing.T, rt *Runtime, id string, want int) {
 	t.Helper()
 	ctx := testContext(t)
@@ -166,12 +166,12 @@ func waitPods(t *testing.T, rt *Runtime, id string, want int) {
 			t.Fatal(err)
 		}
 		names := strings.Split(a.Instance, ",")
-		if a.Health == agentruntime.HealthHealthy && int(d.Status.ReadyReplicas) == want && len(names) == want && a.Instance != "" {
+		if a.Health == agentruntime.HealthHealthy && int(d.Status.AvailableReplicas) == want && len(names) == want && a.Instance != "" {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("agent %s: health %s, %d ready pods, instance %q; want healthy with %d", id, a.Health, d.Status.ReadyReplicas, a.Instance, want)
+			t.Fatalf("agent %s: health %s, %d available pods, instance %q; want healthy with %d", id, a.Health, d.Status.AvailableReplicas, a.Instance, want)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

@@ -43,6 +43,12 @@ func (r *Runtime) Events(ctx context.Context, id string, max int) ([]string, err
 	for _, p := range pods {
 		uids = append(uids, p.UID)
 	}
+	return r.eventsOf(ctx, op, id, uids, max)
+}
+
+// eventsOf returns the last max events of the objects uids names, oldest
+// first (all when max <= 0).
+func (r *Runtime) eventsOf(ctx context.Context, op, id string, uids []types.UID, max int) ([]string, error) {
 	var events []corev1.Event
 	for _, uid := range uids {
 		list, err := r.cs.CoreV1().Events(r.opts.Namespace).List(ctx, metav1.ListOptions{

@@ -67,7 +67,7 @@ func (b blueprint) bring(c *corev1.Container, owned launch.Owned) (cardPaths str
 		}
 	}
 	target := intstr.FromInt(port)
-	c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
+	c.Ports = []corev1.ContainerPort{{Name: portName, ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}}
 	c.ReadinessProbe.ProbeHandler = corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: target}}
 	// Without a card_path the card may be at the 1.0 path or the 0.3 one,
 	// and the cluster asks only one: it waits for the port, and the

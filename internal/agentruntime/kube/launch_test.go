@@ -18,7 +18,7 @@ func TestBuiltInPodIsGivenOwnedVariables(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := blueprint{name: "a2a-owned", cfg: cfg, port: 8123, replicas: 1}
-	c := rt.deployment(b, 1, false).Spec.Template.Spec.Containers[0]
+	c := rt.deployment(b, 1, false, "").Spec.Template.Spec.Containers[0]
 	endpoint := "http://a2a-owned.agents.svc.cluster.local:8123"
 	env := map[string]string{}
 	for _, v := range c.Env {

@@ -52,6 +52,12 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 	}
 	out := agentruntime.NewTailBuffer(limit)
 	_, _ = out.Write(kept)
+	r.writePodLogs(ctx, out, pods, tail)
+	return out.Lines(tail), nil
+}
+
+// writePodLogs writes the last tail lines of each pod's agent to out.
+func (r *Runtime) writePodLogs(ctx context.Context, out io.Writer, pods []corev1.Pod, tail int) {
 	for _, p := range pods {
 		if restarted(p) {
 			// The container that crashed said why; the one the kubelet
@@ -60,7 +66,6 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 		}
 		_, _ = out.Write(r.podLog(ctx, p.Name, tail, false))
 	}
-	return out.Lines(tail), nil
 }
 
 // podLog is the last tail lines of the agent's container in pod name, or of

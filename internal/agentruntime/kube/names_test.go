@@ -34,7 +34,7 @@ func provisionOldNamed(t *testing.T, rt *Runtime, spec agentruntime.Spec) agentr
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.cs.AppsV1().Deployments(ns).Create(ctx, rt.deployment(b, 0, false), metav1.CreateOptions{}); err != nil {
+	if _, err := rt.cs.AppsV1().Deployments(ns).Create(ctx, rt.deployment(b, 0, false, ""), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	core := rt.cs.CoreV1()

@@ -22,8 +22,12 @@ import (
 )
 
 // The agent host listens on this port inside every pod; the Service maps
-// the agent's port to it.
-const containerPort = 8080
+// the agent's port to the pod's port of portName, this one or the port a
+// brought agent listens on.
+const (
+	containerPort = 8080
+	portName      = "http"
+)
 
 // firstServicePort is the lowest Service port an agent whose config sets
 // no [server] http_port gets. Every Service has an address of its own, but
@@ -31,9 +35,16 @@ const containerPort = 8080
 // names one agent as it does on the other adapters.
 const firstServicePort = 8080
 
-// configKey is the config's key in the agent's ConfigMap, from which the
-// pod fills launch.ConfigEnvVar.
+// configKey is the key in the agent's ConfigMap of the config that serves,
+// which Get reads. Pods fill launch.ConfigEnvVar from a key of their
+// config's own (podConfigKey), so that a rollout's new pods read theirs
+// while the old pods, and the record, keep theirs until it is done.
 const configKey = "config.toml"
+
+// podConfigKey is the ConfigMap key the pods running cfg read it from.
+func podConfigKey(cfg *agentconfig.Config) string {
+	return "config-" + cfg.SHA256()[:16] + ".toml"
+}
 
 // The write-only values live in the agent's Secret under secretKey, mounted
 // as the file launch.EnvFilePath; the Secret's other keys are the
@@ -51,6 +62,11 @@ const (
 	// labelConfigSHA is the config digest cut to a label value's length;
 	// annotationConfigSHA holds it whole.
 	labelConfigSHA = "a2a/config-sha256"
+	// labelRollout, on the pods' template, names the rollout that made
+	// them (none for pods made by provisioning and starting alone); the
+	// Deployment's annotationRollout names the one whose pods its record
+	// describes. They differ while a rollout is under way, or was cut short.
+	labelRollout = "a2a/rollout"
 )
 
 // Annotations on the Deployment: the record of what was provisioned.
@@ -67,6 +83,22 @@ const (
 	// annotationStarted marks an agent that has run, so that it reads
 	// stopped, not provisioned, once scaled to zero.
 	annotationStarted = "a2a/started"
+	annotationRollout = "a2a/rollout"
+)
+
+// How the pods of a running agent are replaced: one more pod than asked
+// for at a time, and none taken away before its replacement is available,
+// that is ready for podSettleSeconds: long enough for a rollout to ask its
+// card before an old pod goes, and for the Service to send calls to it.
+// A rollout that makes no progress for progressDeadlineSeconds (a pod
+// gets that long to answer its startup probe) is marked failed by the
+// cluster. An old pod stays in its Service's endpoints until told to
+// stop; the pod then waits drainSeconds, while the endpoints drop it,
+// before its agent gets SIGTERM.
+const (
+	podSettleSeconds        = 2
+	progressDeadlineSeconds = 180
+	drainSeconds            = 2
 )
 
 // objectName is the name of all four objects of agent id: deterministic,
@@ -135,8 +167,11 @@ func (r *Runtime) meta(b blueprint) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: b.name, Namespace: r.opts.Namespace, Labels: r.selector(b.cfg.ID())}
 }
 
+// configMap holds b's config as the one that serves and as the one its
+// pods read.
 func (r *Runtime) configMap(b blueprint) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: r.meta(b), Data: map[string]string{configKey: string(b.cfg.Raw())}}
+	raw := string(b.cfg.Raw())
+	return &corev1.ConfigMap{ObjectMeta: r.meta(b), Data: map[string]string{configKey: raw, podConfigKey(b.cfg): raw}}
 }
 
 // secretData is the Secret's content: the write-only values as the agent
@@ -159,6 +194,10 @@ func secretData(b blueprint, written map[string]string) (map[string][]byte, erro
 	return data, nil
 }
 
+func (r *Runtime) secret(b blueprint, data map[string][]byte) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: r.meta(b), Type: corev1.SecretTypeOpaque, Data: data}
+}
+
 func (r *Runtime) service(b blueprint) *corev1.Service {
 	id := b.cfg.ID()
 	return &corev1.Service{
@@ -168,7 +207,10 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 			Selector: r.selector(id),
 			Ports: []corev1.ServicePort{{
 				Name: "http", Protocol: corev1.ProtocolTCP,
-				Port: int32(b.port), TargetPort: intstr.FromInt(b.cfg.Runtime.ListenPort(containerPort)),
+				// By name: each pod's own port, so that during a rollout the
+				// Service reaches old and new pods even when they listen
+				// on different ports.
+				Port: int32(b.port), TargetPort: intstr.FromString(portName),
 			}},
 		},
 	}
@@ -177,7 +219,8 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 // deployment is the agent's Deployment with replicas pods, hardened: no
 // root, no capabilities, no privilege escalation, a read-only root
 // filesystem, the runtime's default seccomp profile and resource limits.
-func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.Deployment {
+// Its pods and its record name rollout (empty: none).
+func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout string) *appsv1.Deployment {
 	id, name := b.cfg.ID(), b.name
 	endpoint := r.endpoint(b)
 	annotations := map[string]string{
@@ -198,6 +241,10 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 	}
 	podLabels := maps.Clone(r.selector(id))
 	podLabels[labelConfigSHA] = b.cfg.SHA256()[:32]
+	if rollout != "" {
+		annotations[annotationRollout] = rollout
+		podLabels[labelRollout] = rollout
+	}
 	owned := variablesOf(b.cfg, endpoint)
 	host := launch.Host{Owned: owned}
 	if len(b.written) > 0 {
@@ -205,7 +252,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 	}
 	args := host.Args()
 	env := []corev1.EnvVar{{Name: launch.ConfigEnvVar, ValueFrom: &corev1.EnvVarSource{
-		ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: configKey},
+		ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: name}, Key: podConfigKey(b.cfg)},
 	}}}
 	for _, v := range b.injected {
 		// Optional: a variable without a value when the Secret was written
@@ -236,7 +283,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 		ImagePullPolicy: corev1.PullPolicy(r.opts.PullPolicy),
 		Args:            args,
 		Env:             env,
-		Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: containerPort, Protocol: corev1.ProtocolTCP}},
+		Ports:           []corev1.ContainerPort{{Name: portName, ContainerPort: containerPort, Protocol: corev1.ProtocolTCP}},
 		VolumeMounts:    mounts,
 		// A pod is ready once its card answers. The agent host logs every
 		// request, so the card is asked only until it first answers; the
@@ -250,6 +297,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 			PeriodSeconds: 5, TimeoutSeconds: 2, FailureThreshold: 2,
 		},
 		Resources: r.opts.Resources.requirements(),
+		Lifecycle: r.drain(),
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr(false),
 			ReadOnlyRootFilesystem:   ptr(true),
@@ -265,7 +313,11 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: r.selector(id)},
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
+				MaxUnavailable: ptr(intstr.FromInt32(0)), MaxSurge: ptr(intstr.FromInt32(1)),
+			}},
+			MinReadySeconds:         podSettleSeconds,
+			ProgressDeadlineSeconds: ptr(int32(progressDeadlineSeconds)),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 				Spec: corev1.PodSpec{
@@ -286,6 +338,16 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool) *appsv1.
 			},
 		},
 	}
+}
+
+// drain holds a pod told to stop for drainSeconds before its agent gets
+// SIGTERM, so that calls the Service still sends it are answered, as long
+// as the grace period leaves the agent a second to exit.
+func (r *Runtime) drain() *corev1.Lifecycle {
+	if r.opts.graceSeconds() <= drainSeconds {
+		return nil
+	}
+	return &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: drainSeconds}}}
 }
 
 // pullSecrets references the Secrets the cluster pulls the image with.

@@ -131,7 +131,7 @@ func TestDeploymentSettings(t *testing.T) {
 			if addr, ok := r.PlannedAddress(cfg); !ok || addr.Endpoint != tt.endpoint || addr.CardURL != tt.endpoint+"/.well-known/agent-card.json" {
 				t.Errorf("PlannedAddress = %+v, %v; want endpoint %q", addr, ok, tt.endpoint)
 			}
-			pod := r.deployment(b, 1, true).Spec.Template.Spec
+			pod := r.deployment(b, 1, true, "").Spec.Template.Spec
 			var secrets []string
 			for _, s := range pod.ImagePullSecrets {
 				secrets = append(secrets, s.Name)

@@ -39,6 +39,34 @@ func put[T metav1.Object](ctx context.Context, r *Runtime, op, id, kind string, 
 	return nil
 }
 
+// agentObjects are the agent's objects besides its Deployment, as they
+// are to be.
+type agentObjects struct {
+	configMap *corev1.ConfigMap
+	secret    *corev1.Secret
+	service   *corev1.Service
+}
+
+// putObjects creates or updates each of objects that is set: what the
+// pods read comes before the Service that leads to them.
+func (r *Runtime) putObjects(ctx context.Context, op, id string, objects agentObjects) error {
+	core, ns := r.cs.CoreV1(), r.opts.Namespace
+	if objects.configMap != nil {
+		if err := put(ctx, r, op, id, "configmap", core.ConfigMaps(ns), objects.configMap, nil); err != nil {
+			return err
+		}
+	}
+	if objects.secret != nil {
+		if err := put(ctx, r, op, id, "secret", core.Secrets(ns), objects.secret, nil); err != nil {
+			return err
+		}
+	}
+	if objects.service == nil {
+		return nil
+	}
+	return put(ctx, r, op, id, "service", core.Services(ns), objects.service, keepServiceAddresses)
+}
+
 // checkNameFree refuses to make an agent whose name another's ConfigMap,
 // Secret or Service has.
 func (r *Runtime) checkNameFree(ctx context.Context, op, id, name string) error {
@@ -53,14 +81,25 @@ func (r *Runtime) checkNameFree(ctx context.Context, op, id, name string) error 
 }
 
 func ownedOrAbsent[T metav1.Object](ctx context.Context, r *Runtime, op, id, kind string, api objectAPI[T], name string) error {
+	_, err := getOwned(ctx, r, op, id, kind, api, name)
+	return err
+}
+
+// getOwned returns the object of name when it is the agent's, the zero T
+// (nil) when there is none, and an error when it is another's.
+func getOwned[T metav1.Object](ctx context.Context, r *Runtime, op, id, kind string, api objectAPI[T], name string) (T, error) {
+	var none T
 	have, err := api.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil
+		return none, nil
 	case err != nil:
-		return r.clusterError(op, id, err)
+		return none, r.clusterError(op, id, err)
 	}
-	return r.checkOwned(op, id, kind, have)
+	if err := r.checkOwned(op, id, kind, have); err != nil {
+		return none, err
+	}
+	return have, nil
 }
 
 // keepServiceAddresses keeps the addresses the cluster gave a Service, and

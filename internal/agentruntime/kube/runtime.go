@@ -129,6 +129,14 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
 	return err
 }
 
+// prepareProvision makes the checks Provision and Roll make of spec first.
+func prepareProvision(op string, spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
+		return agentruntime.Prepared{}, err
+	}
+	return prepare(spec)
+}
+
 func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	p, err := agentruntime.Prepare(spec)
 	if err != nil {
@@ -150,40 +158,28 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 // it and died before anyone claimed it (claim.go): it is taken over.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
-	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
-		return agentruntime.Agent{}, err
-	}
-	p, err := prepare(spec)
+	p, err := prepareProvision(op, spec)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
 	id := p.Config.ID()
-	lock, err := r.lock(ctx, id)
-	if err != nil {
-		return agentruntime.Agent{}, err
+	unlock, name, existing, err := r.lockAndLocate(ctx, op, id)
+	if unlock != nil {
+		defer unlock()
 	}
-	defer lock.Unlock()
-
-	name, existing, err := r.locate(ctx, op, id)
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
-	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
-	if spec.Allowlist != nil {
-		b.allowlist = spec.Allowlist.Name
-	}
+	b := r.newBlueprint(p, spec, name)
 	if spec.CreateOnly {
 		b.creation = &creation{ConfigSHA256: p.Config.SHA256(), EnvAllowlist: b.allowlist, StateDir: r.stateDirID}
 		if existing != nil && !r.takenOverBy(ctx, id, existing, *b.creation) {
 			return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 		}
 	}
-	if b.port, err = r.portFor(ctx, op, b, existing, spec.PreferredPort); err != nil {
-		return agentruntime.Agent{}, err
-	}
-	data, err := secretData(b, spec.Secrets)
+	data, err := r.place(ctx, op, &b, existing, spec)
 	if err != nil {
-		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "encode the write-only values")
+		return agentruntime.Agent{}, err
 	}
 	switch {
 	case existing == nil:
@@ -197,14 +193,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, err
 		}
 	}
-	if err := put(ctx, r, op, id, "configmap", r.cs.CoreV1().ConfigMaps(r.opts.Namespace), r.configMap(b), nil); err != nil {
-		return agentruntime.Agent{}, err
-	}
-	secret := &corev1.Secret{ObjectMeta: r.meta(b), Type: corev1.SecretTypeOpaque, Data: data}
-	if err := put(ctx, r, op, id, "secret", r.cs.CoreV1().Secrets(r.opts.Namespace), secret, nil); err != nil {
-		return agentruntime.Agent{}, err
-	}
-	if err := put(ctx, r, op, id, "service", r.cs.CoreV1().Services(r.opts.Namespace), r.service(b), keepServiceAddresses); err != nil {
+	if err := r.putObjects(ctx, op, id, r.objects(b, data)); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	if existing != nil {
@@ -216,7 +205,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 				// A running agent runs as many pods as asked for now.
 				running = b.replicas
 			}
-			want := r.deployment(b, running, wasStarted(d))
+			// Provisioned at once: the record names the rollout its pods do.
+			want := r.deployment(b, running, wasStarted(d), d.Spec.Template.Labels[labelRollout])
 			d.Labels, d.Annotations, d.Spec = want.Labels, want.Annotations, want.Spec
 		})
 		if err != nil {
@@ -233,6 +223,41 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		r.releaseCreator(ctx, id)
 	}
 	return r.Get(ctx, id)
+}
+
+// lockAndLocate takes the agent's lock, which unlock releases (nil when it
+// was not taken), and locates its Deployment as locate does.
+func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func(), name string, d *appsv1.Deployment, err error) {
+	lock, err := r.lock(ctx, id)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	name, d, err = r.locate(ctx, op, id)
+	return lock.Unlock, name, d, err
+}
+
+// newBlueprint is the blueprint of the agent of p, named name, but for its
+// port.
+func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
+	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
+	if spec.Allowlist != nil {
+		b.allowlist = spec.Allowlist.Name
+	}
+	return b
+}
+
+// place gives b its port, that of existing when the agent has one, and
+// returns its Secret's data.
+func (r *Runtime) place(ctx context.Context, op string, b *blueprint, existing *appsv1.Deployment, spec agentruntime.Spec) (map[string][]byte, error) {
+	var err error
+	if b.port, err = r.portFor(ctx, op, *b, existing, spec.PreferredPort); err != nil {
+		return nil, err
+	}
+	data, err := secretData(*b, spec.Secrets)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, b.cfg.ID(), err, "encode the write-only values")
+	}
+	return data, nil
 }
 
 // createDeployment creates the agent's Deployment, without pods, marked
@@ -253,7 +278,7 @@ func (r *Runtime) createDeployment(ctx context.Context, op string, b blueprint) 
 			return err
 		}
 	}
-	_, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Create(ctx, r.deployment(b, 0, false), metav1.CreateOptions{FieldManager: managedByValue})
+	_, err := r.cs.AppsV1().Deployments(r.opts.Namespace).Create(ctx, r.deployment(b, 0, false, ""), metav1.CreateOptions{FieldManager: managedByValue})
 	if err != nil && b.creation != nil {
 		// Nothing of the agent is this process's to create.
 		r.releaseCreator(ctx, id)
@@ -404,11 +429,7 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 }
 
 func (r *Runtime) stop(ctx context.Context, op, id string) error {
-	d, err := r.getDeployment(ctx, op, id)
-	if err != nil {
-		return err
-	}
-	pods, err := r.pods(ctx, op, id)
+	d, pods, err := r.deploymentAndPods(ctx, op, id)
 	if err != nil {
 		return err
 	}
@@ -661,7 +682,15 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 	case *d.Spec.Replicas > 0:
 		a.Running, a.Instance = true, instance(pods)
 		a.Health = agentruntime.HealthUnhealthy
-		if d.Status.AvailableReplicas > 0 {
+		if d.Spec.Template.Labels[labelRollout] != ann[annotationRollout] {
+			// Its pods may run another spec than the record says.
+			a.CardError = errors.New("the agent's pods are not those its record describes (a rollout cut short with the apply " +
+				"that began it, or pods changed outside Terraform, such as by kubectl rollout undo): apply rolls it over to its config again")
+			break
+		}
+		// Ready pods take calls; a pod counts as available only some
+		// seconds later (podSettleSeconds).
+		if d.Status.ReadyReplicas > 0 {
 			check := r.probe(ctx, d.Name, port, paths)
 			a.Card, a.CardError = check.Card, check.Err
 			if check.Healthy() {
@@ -850,6 +879,16 @@ func (r *Runtime) refreshInjected(ctx context.Context, op, id, name string, inje
 	}
 }
 
+// deploymentAndPods returns the agent's Deployment and its pods.
+func (r *Runtime) deploymentAndPods(ctx context.Context, op, id string) (*appsv1.Deployment, []corev1.Pod, error) {
+	d, err := r.getDeployment(ctx, op, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	pods, err := r.pods(ctx, op, id)
+	return d, pods, err
+}
+
 // pods lists the agent's pods.
 func (r *Runtime) pods(ctx context.Context, op, id string) ([]corev1.Pod, error) {
 	sel := metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: r.selector(id)})
@@ -872,7 +911,7 @@ func (r *Runtime) clusterError(op, id string, err error) error {
 	switch {
 	case apierrors.IsForbidden(err), apierrors.IsUnauthorized(err):
 		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, err,
-			"the kubeconfig's credentials may not do this in namespace %q of the cluster at %s: grant them deployments, services, configmaps, secrets and pods (with pods/log and services/proxy) there, or use another context",
+			"the kubeconfig's credentials may not do this in namespace %q of the cluster at %s: grant them deployments, services, configmaps, secrets and pods (with pods/log, pods/proxy and services/proxy) there, or use another context",
 			r.opts.Namespace, r.rest.Host)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "the Kubernetes API server at %s did not answer in time", r.rest.Host)
