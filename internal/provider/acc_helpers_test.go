@@ -111,16 +111,26 @@ func indent(s string) string {
 // declaration, and the allowlist alone for steps that fix the agent.
 func (a *accTest) brokenAgent(name, empty, allowlistName, createTimeout string) (broken, allowlist string) {
 	a.t.Setenv(empty, "")
-	allowlist = fmt.Sprintf(`
+	broken = a.agentAllowing(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"\n", name, empty), allowlistName, empty,
+		fmt.Sprintf("  timeouts {\n    create = %q\n  }", createTimeout))
+	return broken, allowlistResource(allowlistName, empty)
+}
+
+// agentAllowing is agent with an env allowlist of its own, a2a_env_allowlist.test
+// named allowlistName, that allows variable.
+func (a *accTest) agentAllowing(toml, allowlistName, variable string, extra ...string) string {
+	return a.agent(toml, append(extra, "  env_allowlist = a2a_env_allowlist.test.name")...) + allowlistResource(allowlistName, variable)
+}
+
+// allowlistResource declares a2a_env_allowlist.test, named name, allowing
+// variable.
+func allowlistResource(name, variable string) string {
+	return fmt.Sprintf(`
 resource "a2a_env_allowlist" "test" {
   name      = %q
   variables = [%q]
 }
-`, allowlistName, empty)
-	broken = a.agent(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"\n", name, empty),
-		"  env_allowlist = a2a_env_allowlist.test.name",
-		fmt.Sprintf("  timeouts {\n    create = %q\n  }", createTimeout)) + allowlist
-	return broken, allowlist
+`, name, variable)
 }
 
 // echoConfig is a minimal agent config.
@@ -232,13 +242,19 @@ func checkCard(check func(description string) error) resource.TestCheckFunc {
 
 // fetchCard fetches the card at url and checks its description.
 func fetchCard(url string, check func(description string) error) error {
+	return fetchCardVia(http.DefaultClient, url, check)
+}
+
+// fetchCardVia is fetchCard through client, for a card reached through a
+// proxy that needs credentials, such as a cluster's API server.
+func fetchCardVia(client *http.Client, url string, check func(description string) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("fetch card: %w", err)
 	}

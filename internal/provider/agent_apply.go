@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
 	// From here on the agent exists: every path saves it to state, so a
 	// failure leaves it tainted and the next apply replaces it.
-	r.startAndSave(ctx, id, &plan, changeOf(nil, &plan), &resp.State, &resp.Diagnostics)
+	r.startAndSave(ctx, id, &plan, changeOf(nil, &plan, false), &resp.State, &resp.Diagnostics)
 }
 
 func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -162,9 +163,9 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	defer cancel()
 	id := prior.ID.ValueString()
 	ctx = tflog.SetField(ctx, "agent_id", id)
-	change := changeOf(&prior, &plan)
+	change := changeOf(&prior, &plan, rolls(r.deps.runtime))
 
-	if change.provision {
+	if change.provision || change.roll {
 		allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
 		resp.Diagnostics.Append(diags...)
 		secrets, diags := appliedWriteOnly(ctx, req.Config)
@@ -189,12 +190,25 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		// The runtime checks that every variable has a value before it
 		// touches the running agent, which keeps running when one has not.
 		spec := agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, Replicas: replicasOf(&plan)}
-		if _, err := r.deps.runtime.Provision(ctx, spec); err != nil {
+		provision := r.deps.runtime.Provision
+		if change.roll {
+			// Until the roll is done the agent is recorded as it was: the
+			// state stays the prior one when it fails, and the next apply
+			// rolls again.
+			provision = r.deps.runtime.(agentruntime.Roller).Roll
+		}
+		a, err := provision(ctx, spec)
+		if err != nil {
 			resp.Diagnostics.Append(r.updateFailed(ctx, id, err)...)
 			return
 		}
+		if change.roll && !a.Running {
+			// It stopped since the plan (it crashed, or its objects were
+			// deleted): it is started as a stopped agent is.
+			change.roll, change.start = false, true
+		}
 		crashpoint.Hit("provider-update-provisioned")
-		tflog.Info(ctx, "provisioned new agent config")
+		tflog.Info(ctx, "provisioned new agent config", map[string]any{"rolled": change.roll})
 	}
 	if change.start || change.stop {
 		if err := r.deps.runtime.Stop(ctx, id); err != nil {
@@ -205,7 +219,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		tflog.Info(ctx, "stopped agent")
 	}
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
-	if !change.provision && !change.start && !change.stop {
+	if !change.provision && !change.start && !change.stop && !change.roll {
 		// Only settings of the resource itself changed; the agent is untouched.
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 		return
@@ -298,8 +312,12 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 			detail+". Terraform has saved the agent, so terraform apply replaces it and terraform destroy removes it.")
 		return
 	}
-	if startErr == nil && health == agentruntime.HealthHealthy {
+	switch {
+	case startErr == nil && health == agentruntime.HealthHealthy:
 		a.Health = health
+	case change.roll && a.Running:
+		// The roll returned once the new instances' cards answered.
+		a.Health = agentruntime.HealthHealthy
 	}
 	// The planned config is what was provisioned, whether or not the
 	// runtime records it.
@@ -325,13 +343,23 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 // else what the runtime could not do, with the agent's last log lines and
 // events, which tell why its new pods did not become ready.
 func (r *agentResource) updateFailed(ctx context.Context, id string, err error) diag.Diagnostics {
-	if !agentruntime.IsKind(err, agentruntime.KindBackend) {
+	var diags diag.Diagnostics
+	var rollout *agentruntime.RolloutError
+	switch {
+	case errors.As(err, &rollout):
+		// The new instances are gone, and their logs with them: the
+		// error holds what they said.
+		diags.AddError("Agent "+id+" was not updated: its new instances did not become healthy",
+			agentruntime.Detail(err)+"\n\nThe previous instances serve on, with the previous config; Terraform keeps it in state, "+
+				"so the next apply tries again. Fix the cause and apply, or revert the change and apply to keep the previous config."+
+				logSection(rollout.Logs, nil)+eventSection(rollout.Events, nil))
+	case agentruntime.IsKind(err, agentruntime.KindBackend):
+		observeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentruntime.ProbeTimeout)
+		defer cancel()
+		diags.AddError("Cannot update agent "+id, agentruntime.Detail(err)+r.logTail(observeCtx, id))
+	default:
 		return configDiags(err, nil)
 	}
-	observeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentruntime.ProbeTimeout)
-	defer cancel()
-	var diags diag.Diagnostics
-	diags.AddError("Cannot update agent "+id, agentruntime.Detail(err)+r.logTail(observeCtx, id))
 	return diags
 }
 
@@ -368,28 +396,37 @@ func (r *agentResource) stopFailed(ctx context.Context, id string) {
 // logTail formats, for a failed start's diagnostic, the last lines of the
 // agent's log and, where the runtime records them, its last events.
 func (r *agentResource) logTail(ctx context.Context, id string) string {
-	var out string
-	switch lines, err := r.deps.runtime.Logs(ctx, id, logTailLines); {
-	case err != nil:
-		out = fmt.Sprintf("\n\nThe agent's log cannot be read: %v", err)
-	case len(lines) == 0:
-		out = "\n\nThe agent wrote nothing to its log."
-	default:
-		lines = bounded(lines, false)
-		out = fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
-	}
-	reader, ok := r.deps.runtime.(agentruntime.EventReader)
-	if !ok {
-		return out
-	}
-	switch events, err := reader.Events(ctx, id, eventTailCount); {
-	case err != nil:
-		out += fmt.Sprintf("\n\nThe agent's events cannot be read: %v", err)
-	case len(events) > 0:
-		events = bounded(events, true)
-		out += fmt.Sprintf("\n\nLast %d events of the agent:\n%s", len(events), strings.Join(events, "\n"))
+	out := logSection(r.deps.runtime.Logs(ctx, id, logTailLines))
+	if reader, ok := r.deps.runtime.(agentruntime.EventReader); ok {
+		out += eventSection(reader.Events(ctx, id, eventTailCount))
 	}
 	return out
+}
+
+// logSection formats the agent's last log lines, or why they cannot be
+// read, for a diagnostic.
+func logSection(lines []string, err error) string {
+	switch {
+	case err != nil:
+		return fmt.Sprintf("\n\nThe agent's log cannot be read: %v", err)
+	case len(lines) == 0:
+		return "\n\nThe agent wrote nothing to its log."
+	}
+	lines = bounded(lines[max(0, len(lines)-logTailLines):], false)
+	return fmt.Sprintf("\n\nLast %d lines of the agent's log:\n%s", len(lines), strings.Join(lines, "\n"))
+}
+
+// eventSection formats the agent's last events, or why they cannot be
+// read, for a diagnostic; nothing when there are none.
+func eventSection(events []string, err error) string {
+	switch {
+	case err != nil:
+		return fmt.Sprintf("\n\nThe agent's events cannot be read: %v", err)
+	case len(events) == 0:
+		return ""
+	}
+	events = bounded(events[max(0, len(events)-eventTailCount):], true)
+	return fmt.Sprintf("\n\nLast %d events of the agent:\n%s", len(events), strings.Join(events, "\n"))
 }
 
 // bounded is the last of lines that fit logTailBytes, each made printable

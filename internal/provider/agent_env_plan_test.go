@@ -143,7 +143,7 @@ func TestPlanAgent_allowlistUnderUnchangedConfig(t *testing.T) {
 			} else if want := stringList(tt.wantInjected); !plan.InjectedEnv.Equal(want) {
 				t.Errorf("injected_env = %v, want %v", plan.InjectedEnv, want)
 			}
-			if got := changeOf(prior, plan).provision; got != tt.wantProvision {
+			if got := changeOf(prior, plan, false).provision; got != tt.wantProvision {
 				t.Errorf("provision = %v, want %v", got, tt.wantProvision)
 			}
 			switch tt.wantInstanceIs {

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -125,6 +126,29 @@ func TestUpdateFailed(t *testing.T) {
 		if !strings.Contains(diags[0].Detail(), want) {
 			t.Errorf("detail %q does not hold %q", diags[0].Detail(), want)
 		}
+	}
+	// The new pods of a failed rollout are gone: their lines are in the
+	// error, while the runtime's logs are those of the pods that serve.
+	crashed := append(slicesOf(2*logTailLines, "starting"), "error: bearer_token is empty")
+	rolled := &agentruntime.RolloutError{
+		Err:    agentruntime.Errorf(agentruntime.KindSpawnFailure, "roll", "x", errors.New("pod a2a-x-3: the agent exited with status 1"), "the new pods cannot run"),
+		Logs:   crashed,
+		Events: []string{"Warning BackOff pod/a2a-x-3: Back-off restarting failed container"},
+	}
+	diags = r.updateFailed(t.Context(), "x", rolled)
+	if len(diags) != 1 || diags[0].Summary() != "Agent x was not updated: its new instances did not become healthy" {
+		t.Fatalf("a failed rollout gave %v, want one error saying the agent was not updated", diags)
+	}
+	detail := diags[0].Detail()
+	for _, want := range []string{"the new pods cannot run: pod a2a-x-3: the agent exited with status 1", "The previous instances serve on",
+		fmt.Sprintf("Last %d lines of the agent's log:", logTailLines), "error: bearer_token is empty",
+		"Last 1 events of the agent:\nWarning BackOff pod/a2a-x-3"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("detail %q does not hold %q", detail, want)
+		}
+	}
+	if strings.Contains(detail, "listening") {
+		t.Errorf("detail %q holds the log of the pods that serve, not of the new ones", detail)
 	}
 	refused := agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "x", nil, "an image agent needs [runtime] image")
 	diags = r.updateFailed(t.Context(), "x", refused)

@@ -155,12 +155,15 @@ type writeOnly struct {
 type agentChange struct {
 	provision bool // the config, allowlist, injected variables, address or replicas changed: record it again
 	start     bool // (re)start: stop if running, start, wait
+	roll      bool // replace the running agent's instances with new ones, on a Roller: provisioning does it, and waits
 	stop      bool // stop and leave stopped
 	create    bool // a new agent: a failed start removes it again
 	scale     bool // only the replicas of a running agent changed: provisioning scales it in place
 }
 
-func changeOf(prior, plan *agentModel) agentChange {
+// changeOf is what applying plan does to the agent of prior state, on a
+// runtime that rolls agents (an agentruntime.Roller) or not.
+func changeOf(prior, plan *agentModel, rolls bool) agentChange {
 	if prior == nil {
 		return agentChange{provision: true, start: plan.Running.ValueBool(), create: true}
 	}
@@ -171,10 +174,20 @@ func changeOf(prior, plan *agentModel) agentChange {
 	// A running agent whose card stopped answering (hung, deadlocked) is
 	// drift like a crashed one: apply restarts it.
 	hung := wasRunning && prior.Health.ValueString() == string(agentruntime.HealthUnhealthy)
-	c.start = wantRunning && (respec || !wasRunning || hung)
+	restart := respec || !wasRunning || hung
+	// A running agent changed (or hung) is restarted in place, unless the
+	// runtime can run its new instances beside the old ones.
+	c.roll = rolls && wantRunning && wasRunning && restart
+	c.start = wantRunning && restart && !c.roll
 	c.stop = !wantRunning && wasRunning
-	c.scale = rescale && wantRunning && !c.start
+	c.scale = rescale && wantRunning && !c.start && !c.roll
 	return c
+}
+
+// rolls says whether rt replaces running agents without downtime.
+func rolls(rt agentruntime.Runtime) bool {
+	_, ok := rt.(agentruntime.Roller)
+	return ok
 }
 
 // specChanged reports whether the config, the allowlist it names or the
@@ -308,7 +321,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 			plan.Endpoint, plan.CardURL = types.StringValue(addr.Endpoint), types.StringValue(addr.CardURL)
 		}
 	}
-	change := changeOf(prior, plan)
+	change := changeOf(prior, plan, rolls(rt))
 
 	if prior == nil || (change.provision && (cfg == nil || serverChanged(prior.Config, cfg))) {
 		plan.Endpoint, plan.CardURL = types.StringUnknown(), types.StringUnknown()
@@ -321,7 +334,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		}
 	}
 	plan.Health, plan.Instance = plannedProcess(prior, plan, change)
-	if change.start && !change.provision && prior.Running.ValueBool() {
+	if (change.start || change.roll) && !change.provision && prior.Running.ValueBool() {
 		diags.Append(restartWarning(prior)...)
 	}
 	return false, diags
@@ -334,7 +347,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 func restartWarning(prior *agentModel) diag.Diagnostics {
 	var diags diag.Diagnostics
 	detail := fmt.Sprintf("Agent %q is running but reads %q: its card does not answer, or, on Kubernetes, its pods do not all "+
-		"run its current spec (a rollout that did not finish). Apply restarts it, as it does a hung agent.", prior.ID.ValueString(), prior.Health.ValueString())
+		"run its current spec (a rollout that did not finish). Apply restarts it (on Kubernetes, rolls it over to new pods), as it does a hung agent.", prior.ID.ValueString(), prior.Health.ValueString())
 	if !prior.WaitForHealthy.ValueBool() {
 		detail += " With wait_for_healthy = false the last apply did not wait for the card, so the agent may only be still " +
 			"starting: if so, refresh again once it answers (terraform plan -refresh-only) and this restart goes away."
@@ -388,7 +401,7 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 	switch {
 	case plan.Running.IsUnknown():
 		return unknown, unknown
-	case change.start:
+	case change.start, change.roll:
 		if plan.WaitForHealthy.ValueBool() {
 			return types.StringValue(string(agentruntime.HealthHealthy)), unknown
 		}

@@ -176,29 +176,44 @@ func TestChangeOf(t *testing.T) {
 	unknownInjected.InjectedEnv = types.ListUnknown(types.StringType)
 	hung := model("a", true, "")
 	hung.Health = types.StringValue(string(agentruntime.HealthUnhealthy))
+	rescaled := model("a", true, "")
+	rescaled.Replicas = types.Int64Value(3)
+	respecRescaled := model("b", true, "")
+	respecRescaled.Replicas = types.Int64Value(3)
 	tests := []struct {
 		name        string
 		prior, plan *agentModel
+		rolls       bool
 		want        agentChange
 	}{
-		{"create running", nil, model("a", true, ""), agentChange{provision: true, start: true, create: true}},
-		{"create stopped", nil, model("a", false, ""), agentChange{provision: true, create: true}},
-		{"no change", model("a", true, ""), model("a", true, ""), agentChange{}},
-		{"config change restarts", model("a", true, ""), model("b", true, ""), agentChange{provision: true, start: true}},
-		{"config change while stopped stays stopped", model("a", false, ""), model("b", false, ""), agentChange{provision: true}},
-		{"allowlist change restarts", model("a", true, ""), model("a", true, "team"), agentChange{provision: true, start: true}},
-		{"crashed agent starts", model("a", false, ""), model("a", true, ""), agentChange{start: true}},
-		{"stop", model("a", true, ""), model("a", false, ""), agentChange{stop: true}},
-		{"config change and stop", model("a", true, ""), model("b", false, ""), agentChange{provision: true, stop: true}},
-		{"allowlist took a variable away restarts", model("a", true, "team", "X", "Y"), model("a", true, "team", "Y"), agentChange{provision: true, start: true}},
-		{"allowlist took a variable away from a stopped agent", model("a", false, "team", "X"), model("a", false, "team"), agentChange{provision: true}},
-		{"injected unknown under an unchanged config provisions again", model("a", true, "team", "X"), unknownInjected, agentChange{provision: true, start: true}},
-		{"hung agent restarts", hung, model("a", true, ""), agentChange{start: true}},
-		{"hung agent asked to stop stops", hung, model("a", false, ""), agentChange{stop: true}},
+		{"create running", nil, model("a", true, ""), false, agentChange{provision: true, start: true, create: true}},
+		{"create stopped", nil, model("a", false, ""), false, agentChange{provision: true, create: true}},
+		{"no change", model("a", true, ""), model("a", true, ""), false, agentChange{}},
+		{"config change restarts", model("a", true, ""), model("b", true, ""), false, agentChange{provision: true, start: true}},
+		{"config change while stopped stays stopped", model("a", false, ""), model("b", false, ""), false, agentChange{provision: true}},
+		{"allowlist change restarts", model("a", true, ""), model("a", true, "team"), false, agentChange{provision: true, start: true}},
+		{"crashed agent starts", model("a", false, ""), model("a", true, ""), false, agentChange{start: true}},
+		{"stop", model("a", true, ""), model("a", false, ""), false, agentChange{stop: true}},
+		{"config change and stop", model("a", true, ""), model("b", false, ""), false, agentChange{provision: true, stop: true}},
+		{"allowlist took a variable away restarts", model("a", true, "team", "X", "Y"), model("a", true, "team", "Y"), false, agentChange{provision: true, start: true}},
+		{"allowlist took a variable away from a stopped agent", model("a", false, "team", "X"), model("a", false, "team"), false, agentChange{provision: true}},
+		{"injected unknown under an unchanged config provisions again", model("a", true, "team", "X"), unknownInjected, false, agentChange{provision: true, start: true}},
+		{"hung agent restarts", hung, model("a", true, ""), false, agentChange{start: true}},
+		{"hung agent asked to stop stops", hung, model("a", false, ""), false, agentChange{stop: true}},
+		{"replicas change scales in place", model("a", true, ""), rescaled, false, agentChange{provision: true, scale: true}},
+		{"config change rolls on a runtime that rolls", model("a", true, ""), model("b", true, ""), true, agentChange{provision: true, roll: true}},
+		{"config and replicas change roll", model("a", true, ""), respecRescaled, true, agentChange{provision: true, roll: true}},
+		{"allowlist change rolls", model("a", true, "team", "X"), model("a", true, "team"), true, agentChange{provision: true, roll: true}},
+		{"hung agent rolls", hung, model("a", true, ""), true, agentChange{roll: true}},
+		{"replicas change scales in place on a runtime that rolls", model("a", true, ""), rescaled, true, agentChange{provision: true, scale: true}},
+		{"config change while stopped does not roll", model("a", false, ""), model("b", false, ""), true, agentChange{provision: true}},
+		{"crashed agent starts on a runtime that rolls", model("a", false, ""), model("b", true, ""), true, agentChange{provision: true, start: true}},
+		{"config change and stop do not roll", model("a", true, ""), model("b", false, ""), true, agentChange{provision: true, stop: true}},
+		{"no change does not roll", model("a", true, ""), model("a", true, ""), true, agentChange{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := changeOf(tt.prior, tt.plan); got != tt.want {
+			if got := changeOf(tt.prior, tt.plan, tt.rolls); got != tt.want {
 				t.Errorf("changeOf = %+v, want %+v", got, tt.want)
 			}
 		})

@@ -591,13 +591,7 @@ func TestAccKubeAgent_crashLoop(t *testing.T) {
 	ns, name, id := k.agentTest(t, acc, "Kube Crash Loop")
 	const token = "A2A_ACC_KUBE_CRASH_TOKEN"
 	t.Setenv(token, "crash-loop-token-6e0d")
-	config := acc.agent(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"", name, token),
-		"  env_allowlist = a2a_env_allowlist.test.name") + fmt.Sprintf(`
-resource "a2a_env_allowlist" "test" {
-  name      = %q
-  variables = [%q]
-}
-`, id, token)
+	config := acc.agentAllowing(fmt.Sprintf("[agent]\nname = %q\n[auth]\nbearer_token = \"$${%s}\"", name, token), id, token)
 	healthy := resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr(agentAddr, "running", "true"),
 		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),

@@ -14,10 +14,11 @@ import (
 )
 
 // kubeCrashPoints are the crash points a kubernetes agent's create, update
-// (the rollout of its new pods) and delete reach.
+// (the rollout of its new pods: begun, and done but not yet recorded) and
+// delete reach.
 var kubeCrashPoints = map[string][]string{
 	"create": {"kube-provision-created", "provider-create-provisioned", "kube-start-scaled", "provider-settle-started"},
-	"update": {"kube-provision-updated", "provider-update-provisioned"},
+	"update": {"kube-roll-begun", "kube-roll-rolled-out", "provider-update-provisioned"},
 	"delete": {"kube-deprovision-deleted", "kube-deprovision-drained", "provider-delete-deprovisioned"},
 }
 

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/pgtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/steady"
 )
 
 // taskPairs is how many SendMessage and GetTask pairs a check sends.
@@ -38,14 +39,7 @@ func TestAccKubeAgent_taskStore(t *testing.T) {
 	server := pgtest.Start(t, pgtest.Options{Listen: []string{nodeIP}, Allow: podNetworks})
 	const storeVar = "A2A_ACC_KUBE_TASK_STORE"
 	t.Setenv(storeVar, server.DSN(nodeIP, server.CreateDatabase(t)))
-	agent := func(toml string) string {
-		return acc.agent(toml, "  replicas = 3", "  env_allowlist = a2a_env_allowlist.test.name") + fmt.Sprintf(`
-resource "a2a_env_allowlist" "test" {
-  name      = %q
-  variables = [%q]
-}
-`, id, storeVar)
-	}
+	agent := func(toml string) string { return acc.agentAllowing(toml, id, storeVar, "  replicas = 3") }
 	toml := fmt.Sprintf("[agent]\nname = %q\ndescription = \"kubernetes task store test agent\"", name)
 	serving := resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
@@ -102,8 +96,7 @@ func (k *kubeCluster) serviceClient(ctx context.Context, ns, id string) (*a2acli
 	if err != nil {
 		return nil, err
 	}
-	return a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{a2a.NewAgentInterface(endpoint+"/", a2a.TransportProtocolJSONRPC)},
-		a2aclient.WithJSONRPCTransport(&http.Client{Transport: transport, Timeout: 30 * time.Second}))
+	return steady.Client(ctx, endpoint+"/", &http.Client{Transport: transport, Timeout: 30 * time.Second})
 }
 
 // checkTaskPairs sends taskPairs messages to the agent through its
