@@ -108,7 +108,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `runtime`). " +
 					"`agent.name` is required. The agent id is `agent.id` when set, else spelled from the name (see `id`), so " +
 					"changing the id replaces the agent; other changes " +
-					"restart it in place. `${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
+					"restart it in place, or, on `kubernetes`, roll a running agent over to new pods without downtime (see " +
+					"[updates and rollback](../guides/kubernetes.md#updates-and-rollback)). `${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
 					"variables `env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
 					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`) as `${VAR}` references: the plan warns " +
 					"about a literal one, which would be stored in state and shown in plans.",
@@ -146,7 +147,9 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. " +
 					"A new agent that does not start (it exits, or its card does not answer in time) fails the apply with its log tail " +
 					"(and, on `kubernetes`, the last events of its pods) and is removed again, leaving nothing running or recorded; an existing agent whose restart fails is kept, stopped, " +
-					"and the next apply tries again. Default: `true`.",
+					"and the next apply tries again. On `kubernetes` a running agent that changes is rolled over to new pods, which " +
+					"is always waited for: when the new pods do not become healthy the apply fails, the previous pods serve on with the " +
+					"previous config, which the state keeps, and the next apply tries again. Default: `true`.",
 			},
 			"id": schema.StringAttribute{
 				Computed: true, PlanModifiers: keep,
@@ -182,7 +185,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed: true,
 				MarkdownDescription: "What the runtime observed at the last refresh: `provisioned` (never started), `healthy` (its card answers), " +
 					"`unhealthy` (running, card not answering) or `stopped`. Like a stopped agent that should run, an unhealthy one is drift: " +
-					"the next apply restarts it.",
+					"the next apply restarts it (on `kubernetes`, rolls it over to new pods). A kubernetes agent whose rollout was cut " +
+					"short (the apply that began it was killed) reads `unhealthy` too.",
 			},
 			"config_sha256": schema.StringAttribute{
 				Computed:            true,
