@@ -10,10 +10,27 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
-// Prepared is a spec that passed the checks every adapter applies.
+// Prepared is an agent as its spec describes it, once the spec passed the
+// checks every adapter applies: what every adapter derives alike, so that
+// none parses the config or checks its env again.
 type Prepared struct {
-	Config      *agentconfig.Config
+	Config *agentconfig.Config
+	// ID is the agent's id, and Digest the hex SHA-256 of its raw config.
+	ID     string
+	Digest string
+	// Allowlist names the env allowlist the agent draws on; empty for none.
+	Allowlist string
+	// InjectedEnv are the variables the agent receives from the provider's
+	// environment; none while the allowlist is pending.
 	InjectedEnv []string
+	// Written names the agent's write-only values.
+	Written []string
+	// FixedPort is the port the config fixes (server.http_port); zero
+	// leaves it to the adapter. Every adapter gives an agent, in this
+	// order: FixedPort; else the port the agent has; else PreferredPort,
+	// when it is free; else a port it allocates.
+	FixedPort     int
+	PreferredPort int
 }
 
 // Prepare checks the raw config against the allowlist first (so a refused
@@ -22,10 +39,11 @@ type Prepared struct {
 // key that is not a key. A pending allowlist leaves out the env check, and
 // no variable to inject: such a spec is only checked, never provisioned.
 func Prepare(spec Spec) (Prepared, error) {
+	written := spec.Secrets.Names()
 	var inject []string
 	if !spec.AllowlistPending {
 		var err error
-		if inject, err = CheckEnv(spec.Allowlist, spec.Secrets.Names(), spec.Config); err != nil {
+		if inject, err = CheckEnv(spec.Allowlist, written, spec.Config); err != nil {
 			return Prepared{}, err
 		}
 	}
@@ -36,11 +54,12 @@ func Prepare(spec Spec) (Prepared, error) {
 	if err != nil {
 		return Prepared{}, &Error{Kind: KindInvalidConfig, Op: "provision", Err: err}
 	}
-	if cfg.Runtime.External() && len(spec.Secrets) > 0 {
-		return Prepared{}, Errorf(KindInvalidConfig, "provision", cfg.ID(), nil,
+	id := cfg.ID()
+	if cfg.Runtime.External() && len(written) > 0 {
+		return Prepared{}, Errorf(KindInvalidConfig, "provision", id, nil,
 			"write-only values (env_wo %s) reach the built-in agent host only, which reads them from a file; an agent run from "+
 				"[runtime] command or image takes its secrets as ${VAR} references to allowlisted variables of terraform's environment",
-			strings.Join(spec.Secrets.Names(), ", "))
+			strings.Join(written, ", "))
 	}
 	// A pending allowlist may allow any reference: the completeness check
 	// then asks only that each has a value somewhere.
@@ -51,7 +70,12 @@ func Prepare(spec Spec) (Prepared, error) {
 	if err := checkComplete(cfg, spec.Secrets, mayInject); err != nil {
 		return Prepared{}, err
 	}
-	return Prepared{Config: cfg, InjectedEnv: inject}, nil
+	p := Prepared{Config: cfg, ID: id, Digest: cfg.SHA256(), InjectedEnv: inject, Written: written,
+		FixedPort: cfg.Server.HTTPPort, PreferredPort: spec.PreferredPort}
+	if spec.Allowlist != nil {
+		p.Allowlist = spec.Allowlist.Name
+	}
+	return p, nil
 }
 
 // checkComplete makes sure every variable the config needs has a value:

@@ -164,8 +164,9 @@ type EventReader interface {
 type Runtime interface {
 	// Check applies, without side effects, every check Provision would make
 	// of spec, so that mistakes surface at plan time; with
-	// spec.AllowlistPending, every check but the env check.
-	Check(ctx context.Context, spec Spec) error
+	// spec.AllowlistPending, every check but the env check. It returns the
+	// agent as Provision would prepare it.
+	Check(ctx context.Context, spec Spec) (Prepared, error)
 	// Provision records the agent described by spec and returns it,
 	// without starting it. Provisioning an id that exists replaces its
 	// config, and the caller restarts the agent for the config to take

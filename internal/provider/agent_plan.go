@@ -258,18 +258,22 @@ func injectedChanged(prior, plan *agentModel) bool {
 // can know. It reports whether the change needs a new agent (a new id).
 func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentModel, env plannedAllowlist, wo writeOnly) (bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	var cfg *agentconfig.Config
+	checked := checkSpec(ctx, rt, prior, plan, env, wo)
+	cfg := checked.prepared.Config
 	if plan.Config.IsUnknown() {
 		plan.ID, plan.Name, plan.ConfigSHA256 = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	} else {
-		raw := []byte(plan.Config.ValueString())
-		var err error
-		if cfg, err = agentconfig.Parse(raw); err != nil {
-			return false, configDiags(err, nil)
+		if cfg == nil {
+			// Not checked, or refused: a config that does not parse is
+			// reported as the parser locates it, before anything else.
+			var err error
+			if cfg, err = agentconfig.Parse([]byte(plan.Config.ValueString())); err != nil {
+				return false, configDiags(err, nil)
+			}
 		}
 		plan.ID = types.StringValue(cfg.ID())
 		plan.Name = types.StringValue(cfg.Agent.Name)
-		plan.ConfigSHA256 = types.StringValue(agentconfig.Digest(raw))
+		plan.ConfigSHA256 = types.StringValue(cfg.SHA256())
 		diags.Append(taskStoreWarning(cfg, replicasOf(plan))...)
 	}
 	if cfg != nil && rt != nil && (prior == nil || prior.ID.ValueString() != cfg.ID()) {
@@ -285,12 +289,12 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	plan.InjectedEnv = types.ListUnknown(types.StringType)
 	switch {
 	case prior == nil || specChanged(prior, plan):
-		if cfg != nil && rt != nil {
-			injected, d := checkSpec(ctx, rt, cfg, env, wo)
-			diags.Append(d...)
-			if injected != nil {
-				plan.InjectedEnv = stringList(injected)
-			}
+		switch {
+		case !checked.done:
+		case checked.err != nil:
+			diags.Append(configDiags(checked.err, env.allowlist)...)
+		case env.known && wo.known:
+			plan.InjectedEnv = stringList(orEmpty(checked.prepared.InjectedEnv))
 		}
 	case env.known && plan.Running.ValueBool():
 		// The config is unchanged, but its allowlist may have changed since
@@ -366,24 +370,25 @@ func plannedAddress(rt agentruntime.Runtime, cfg *agentconfig.Config) (agentrunt
 	return planner.PlannedAddress(cfg)
 }
 
-// checkSpec runs the runtime's own checks, returning the variables the agent
-// will receive when the allowlist is known. An allowlist not known yet is
-// checked at apply; every other check is made now.
-func checkSpec(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config, env plannedAllowlist, wo writeOnly) ([]string, diag.Diagnostics) {
-	raw := cfg.Raw()
-	written := plannedWriteOnly(wo.values, wo.known, raw)
-	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known, Secrets: written}
-	if err := rt.Check(ctx, spec); err != nil {
-		return nil, configDiags(err, env.allowlist)
+// checkedSpec is what the runtime's checks said of a planned spec.
+type checkedSpec struct {
+	done     bool // the spec was checked
+	prepared agentruntime.Prepared
+	err      error
+}
+
+// checkSpec runs the runtime's own checks of a new agent or a changed
+// spec, once: what they return of the agent (its parsed config, the
+// variables it will receive) serves the whole plan. An allowlist not known
+// yet is checked at apply; every other check is made now.
+func checkSpec(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentModel, env plannedAllowlist, wo writeOnly) checkedSpec {
+	if rt == nil || plan.Config.IsUnknown() || (prior != nil && !specChanged(prior, plan)) {
+		return checkedSpec{}
 	}
-	if !env.known || !wo.known {
-		return nil, nil
-	}
-	injected, err := agentruntime.CheckEnv(env.allowlist, written.Names(), raw)
-	if err != nil {
-		return nil, configDiags(err, env.allowlist)
-	}
-	return orEmpty(injected), nil
+	raw := []byte(plan.Config.ValueString())
+	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known, Secrets: plannedWriteOnly(wo.values, wo.known, raw)}
+	p, err := rt.Check(ctx, spec)
+	return checkedSpec{done: true, prepared: p, err: err}
 }
 
 // orEmpty makes "no variables" a known empty list rather than an unknown one.
@@ -427,10 +432,14 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 }
 
 // serverChanged reports whether the [server] section differs, the only part
-// of a config the endpoint and port depend on.
+// of a config the endpoint and port depend on. The prior config is parsed
+// only when it is not the very same.
 func serverChanged(priorConfig types.String, cfg *agentconfig.Config) bool {
-	if priorConfig.IsNull() || priorConfig.IsUnknown() {
+	switch {
+	case priorConfig.IsNull() || priorConfig.IsUnknown():
 		return true
+	case priorConfig.ValueString() == string(cfg.Raw()):
+		return false
 	}
 	old, err := agentconfig.Parse([]byte(priorConfig.ValueString()))
 	return err != nil || old.Server != cfg.Server

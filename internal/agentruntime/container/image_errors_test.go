@@ -57,14 +57,14 @@ func TestBaseImageCheckedAtPlan(t *testing.T) {
 	present := repo + ":1.4.0"
 	buildEmptyImage(t, rt, present)
 
-	err := rt.Check(testContext(t), agentruntime.Spec{Config: agentConfig("Mistyped Base")})
+	_, err := rt.Check(testContext(t), agentruntime.Spec{Config: agentConfig("Mistyped Base")})
 	checkImageError(t, "Check", err, BaseImageSetting, []string{`"` + opts.BaseImage + `" is not on the container engine`, "(it holds " + present + ")"})
 	own := agentConfig("Own Image", "[runtime]", `image = "`+present+`"`, `pull = "never"`, `command = ["/a2a"]`)
-	if err := rt.Check(testContext(t), agentruntime.Spec{Config: own}); err != nil {
+	if _, err := rt.Check(testContext(t), agentruntime.Spec{Config: own}); err != nil {
 		t.Errorf("Check of an agent with an image of its own = %v, want nil: it does not run the base image", err)
 	}
 	opts.BaseImage = present
-	if err := newRuntime(t, opts).Check(testContext(t), agentruntime.Spec{Config: agentConfig("Present Base")}); err != nil {
+	if _, err := newRuntime(t, opts).Check(testContext(t), agentruntime.Spec{Config: agentConfig("Present Base")}); err != nil {
 		t.Errorf("Check with a base image the engine holds = %v, want nil", err)
 	}
 }

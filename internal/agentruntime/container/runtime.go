@@ -92,23 +92,28 @@ func (r *Runtime) Close() error { return r.cli.Close() }
 // Check applies every check Provision makes of the spec itself, and finds
 // the provider's base_image on the engine for an agent that runs it: that
 // image is never pulled, so a missing one fails at plan.
-func (r *Runtime) Check(ctx context.Context, spec agentruntime.Spec) error {
+func (r *Runtime) Check(ctx context.Context, spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	p, err := prepare(spec)
 	if err != nil {
-		return err
+		return agentruntime.Prepared{}, err
 	}
 	if r.opts.BaseImage != "" && p.Config.Runtime.Image == "" {
-		return r.requireBaseImage(ctx)
+		if err := r.requireBaseImage(ctx); err != nil {
+			return agentruntime.Prepared{}, err
+		}
 	}
-	return nil
+	return p, nil
 }
 
 func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	p, err := agentruntime.Prepare(spec)
-	if err != nil {
-		return p, err
+	if err == nil {
+		err = agentruntime.CheckImageAgent(p.Config, agentruntime.AdapterContainer)
 	}
-	return p, agentruntime.CheckImageAgent(p.Config, agentruntime.AdapterContainer)
+	if err != nil {
+		return agentruntime.Prepared{}, err
+	}
+	return p, nil
 }
 
 // Provision creates the agent's container, not started. An agent that
@@ -123,7 +128,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	id := p.Config.ID()
+	id := p.ID
 	lock, err := r.lock(ctx, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
@@ -134,13 +139,10 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names()}
-	if spec.Allowlist != nil {
-		b.allowlist = spec.Allowlist.Name
-	}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: p.Written, allowlist: p.Allowlist}
 	var made *creation
 	if spec.CreateOnly {
-		made = &creation{ConfigSHA256: p.Config.SHA256(), EnvAllowlist: b.allowlist}
+		made = &creation{ConfigSHA256: p.Digest, EnvAllowlist: p.Allowlist}
 		if existing != nil && !r.takenOverBy(ctx, id, *made) {
 			return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 		}
@@ -151,7 +153,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	if b.port, err = r.portFor(ctx, p.Config, existing, spec.PreferredPort); err != nil {
+	if b.port, err = r.portFor(ctx, p, existing); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	want, err := r.createOptions(b)
@@ -215,18 +217,18 @@ func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string
 	return r.baseImage(ctx)
 }
 
-// portFor is the config's http_port when set, else the port the agent was
-// given before (by its container, or by its intent file when the container
-// is gone and the port free), else the preferred port when free, else a
-// newly allocated one.
-func (r *Runtime) portFor(ctx context.Context, cfg *agentconfig.Config, existing *containertypes.InspectResponse, preferred int) (int, error) {
-	if cfg.Server.HTTPPort > 0 {
-		return cfg.Server.HTTPPort, nil
+// portFor is the port the config fixes, else the port the agent was given
+// before (by its container, or by its intent file when the container is
+// gone and the port free), else the preferred port when free, else a newly
+// allocated one.
+func (r *Runtime) portFor(ctx context.Context, p agentruntime.Prepared, existing *containertypes.InspectResponse) (int, error) {
+	if p.FixedPort > 0 {
+		return p.FixedPort, nil
 	}
-	id := cfg.ID()
+	id, preferred := p.ID, p.PreferredPort
 	if existing != nil {
-		if p, err := strconv.Atoi(existing.Config.Labels[labelPort]); err == nil {
-			return p, nil
+		if kept, err := strconv.Atoi(existing.Config.Labels[labelPort]); err == nil {
+			return kept, nil
 		}
 	} else if in := r.readIntent(id); in != nil && r.claimPort(ctx, id, in.Port) {
 		return in.Port, nil

@@ -218,7 +218,7 @@ func secretFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
 }
 
 func TestWriteOnlyValuesRefusedForOwnImage(t *testing.T) {
-	err := (&Runtime{}).Check(testContext(t), agentruntime.Spec{
+	_, err := (&Runtime{}).Check(testContext(t), agentruntime.Spec{
 		Config:  agentConfig("Own Image", "[runtime]", `image = "example.com/agent:1"`),
 		Secrets: agentruntime.SecretValues{"TOKEN": "x"},
 	})

@@ -69,6 +69,7 @@ func Run(t *testing.T, h Harness) {
 		{"invalid config", testInvalidConfig},
 		{"disallowed env", testDisallowedEnv},
 		{"check with the allowlist pending", testPendingAllowlist},
+		{"check describes the agent provision records", testCheckDescribes},
 		{"provision again keeps the port", testReprovision},
 		{"a replaced agent gets its port again", testReplacedKeepsPort},
 		{"advertised url with a trailing slash", testAdvertisedURLTrailingSlash},
@@ -268,7 +269,7 @@ func testInvalidConfig(t *testing.T, h Harness) {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := agentruntime.Spec{Config: []byte(tt.config)}
 			for op, call := range map[string]func() error{
-				"Check":     func() error { return rt.Check(ctx(t), spec) },
+				"Check":     func() error { _, err := rt.Check(ctx(t), spec); return err },
 				"Provision": func() error { _, err := rt.Provision(ctx(t), spec); return err },
 			} {
 				err := call()
@@ -301,7 +302,7 @@ func testDisallowedEnv(t *testing.T, h Harness) {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := agentruntime.Spec{Config: raw, Allowlist: tt.allow}
 			for op, call := range map[string]func() error{
-				"Check":     func() error { return rt.Check(ctx(t), spec) },
+				"Check":     func() error { _, err := rt.Check(ctx(t), spec); return err },
 				"Provision": func() error { _, err := rt.Provision(ctx(t), spec); return err },
 			} {
 				err := call()
@@ -323,7 +324,7 @@ func testDisallowedEnv(t *testing.T, h Harness) {
 	assertAbsent(t, rt, "contract-env")
 
 	all := &agentruntime.EnvAllowlist{Name: "all", Variables: []string{"CONTRACT_SECRET_A", "CONTRACT_SECRET_B", "CONTRACT_ALLOWED"}}
-	if err := rt.Check(ctx(t), agentruntime.Spec{Config: raw, Allowlist: all}); err != nil {
+	if _, err := rt.Check(ctx(t), agentruntime.Spec{Config: raw, Allowlist: all}); err != nil {
 		t.Errorf("Check with every variable allowed: %v", err)
 	}
 }

@@ -27,7 +27,7 @@ func testOwnedVariables(t *testing.T, h Harness) {
 	rt := h.New(t)
 	raw := append(h.Config("Contract Owned"), "\n[[skills]]\nid = \"owned\"\nname = \"owned\"\ndescription = \""+ownedProbe+"\"\n"...)
 	spec := agentruntime.Spec{Config: raw}
-	if err := rt.Check(ctx(t), spec); err != nil {
+	if _, err := rt.Check(ctx(t), spec); err != nil {
 		t.Fatalf("Check of a config using the owned variables, with no allowlist: %v", err)
 	}
 	a := provisionSpec(t, rt, spec)

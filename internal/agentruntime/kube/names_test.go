@@ -27,7 +27,7 @@ func provisionOldNamed(t *testing.T, rt *Runtime, spec agentruntime.Spec) agentr
 	if b.name == rt.objectName(id) {
 		t.Fatalf("agent %s of scope %s has the same name under both schemes, so this test shows nothing", id, rt.opts.Scope)
 	}
-	if b.port, err = rt.portFor(ctx, "test", b, nil, 0); err != nil {
+	if b.port, err = rt.portFor(ctx, "test", b, nil, p); err != nil {
 		t.Fatal(err)
 	}
 	data, err := secretData(b, spec.Secrets)

@@ -124,9 +124,8 @@ func (r *Runtime) Identity() agentruntime.Identity {
 }
 
 // Check applies every check Provision makes of the spec itself.
-func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
-	_, err := prepare(spec)
-	return err
+func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	return prepare(spec)
 }
 
 // prepareProvision makes the checks Provision and Roll make of spec first.
@@ -139,11 +138,11 @@ func prepareProvision(op string, spec agentruntime.Spec) (agentruntime.Prepared,
 
 func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	p, err := agentruntime.Prepare(spec)
-	if err != nil {
-		return p, err
+	if err == nil && p.Config.Runtime.External() {
+		err = checkBrought(p, spec.AllowlistPending)
 	}
-	if p.Config.Runtime.External() {
-		return p, checkBrought(p, spec.AllowlistPending)
+	if err != nil {
+		return agentruntime.Prepared{}, err
 	}
 	return p, nil
 }
@@ -162,7 +161,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	id := p.Config.ID()
+	id := p.ID
 	unlock, name, existing, err := r.lockAndLocate(ctx, op, id)
 	if unlock != nil {
 		defer unlock()
@@ -172,12 +171,12 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	b := r.newBlueprint(p, spec, name)
 	if spec.CreateOnly {
-		b.creation = &creation{ConfigSHA256: p.Config.SHA256(), EnvAllowlist: b.allowlist, StateDir: r.stateDirID}
+		b.creation = &creation{ConfigSHA256: p.Digest, EnvAllowlist: p.Allowlist, StateDir: r.stateDirID}
 		if existing != nil && !r.takenOverBy(ctx, id, existing, *b.creation) {
 			return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 		}
 	}
-	data, err := r.place(ctx, op, &b, existing, spec)
+	data, err := r.place(ctx, op, &b, existing, p, spec.Secrets)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
@@ -239,23 +238,21 @@ func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func
 // newBlueprint is the blueprint of the agent of p, named name, but for its
 // port.
 func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
-	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
-	if spec.Allowlist != nil {
-		b.allowlist = spec.Allowlist.Name
-	}
-	return b
+	return blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: p.Written, allowlist: p.Allowlist,
+		replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
 }
 
 // place gives b its port, that of existing when the agent has one, and
 // returns its Secret's data.
-func (r *Runtime) place(ctx context.Context, op string, b *blueprint, existing *appsv1.Deployment, spec agentruntime.Spec) (map[string][]byte, error) {
+func (r *Runtime) place(ctx context.Context, op string, b *blueprint, existing *appsv1.Deployment, p agentruntime.Prepared,
+	secrets agentruntime.SecretValues) (map[string][]byte, error) {
 	var err error
-	if b.port, err = r.portFor(ctx, op, *b, existing, spec.PreferredPort); err != nil {
+	if b.port, err = r.portFor(ctx, op, *b, existing, p); err != nil {
 		return nil, err
 	}
-	data, err := secretData(*b, spec.Secrets)
+	data, err := secretData(*b, secrets)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, b.cfg.ID(), err, "encode the write-only values")
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, p.ID, err, "encode the write-only values")
 	}
 	return data, nil
 }
@@ -328,35 +325,34 @@ func (r *Runtime) waitScaled(ctx context.Context, op, id string, before *appsv1.
 	}
 }
 
-// portFor is the config's http_port when set, else the port the agent
+// portFor is the port the config fixes, else the port the agent
 // has (on its Deployment, else its Service), else preferred when no other agent of the scope has it, else the
 // lowest port from firstServicePort that none has.
-func (r *Runtime) portFor(ctx context.Context, op string, b blueprint, existing *appsv1.Deployment, preferred int) (int, error) {
-	cfg := b.cfg
-	if cfg.Server.HTTPPort > 0 {
-		return cfg.Server.HTTPPort, nil
+func (r *Runtime) portFor(ctx context.Context, op string, b blueprint, existing *appsv1.Deployment, p agentruntime.Prepared) (int, error) {
+	if p.FixedPort > 0 {
+		return p.FixedPort, nil
 	}
 	if existing != nil {
-		if p, err := strconv.Atoi(existing.Annotations[annotationPort]); err == nil && p > 0 {
-			return p, nil
+		if kept, err := strconv.Atoi(existing.Annotations[annotationPort]); err == nil && kept > 0 {
+			return kept, nil
 		}
 	} else if svc, err := r.cs.CoreV1().Services(r.opts.Namespace).Get(ctx, b.name, metav1.GetOptions{}); err == nil &&
-		r.checkOwned(op, cfg.ID(), "service", svc) == nil && len(svc.Spec.Ports) == 1 {
+		r.checkOwned(op, p.ID, "service", svc) == nil && len(svc.Spec.Ports) == 1 {
 		// A Deployment deleted by hand comes back on the port its Service kept.
 		return int(svc.Spec.Ports[0].Port), nil
 	}
 	list, err := r.cs.AppsV1().Deployments(r.opts.Namespace).List(ctx, metav1.ListOptions{LabelSelector: r.scopeSelector()})
 	if err != nil {
-		return 0, r.clusterError(op, cfg.ID(), err)
+		return 0, r.clusterError(op, p.ID, err)
 	}
 	held := map[int]bool{}
 	for _, d := range list.Items {
-		if p, err := strconv.Atoi(d.Annotations[annotationPort]); err == nil && d.Labels[labelAgentID] != cfg.ID() {
-			held[p] = true
+		if port, err := strconv.Atoi(d.Annotations[annotationPort]); err == nil && d.Labels[labelAgentID] != p.ID {
+			held[port] = true
 		}
 	}
-	if preferred > 0 && !held[preferred] {
-		return preferred, nil
+	if p.PreferredPort > 0 && !held[p.PreferredPort] {
+		return p.PreferredPort, nil
 	}
 	port := firstServicePort
 	for held[port] {

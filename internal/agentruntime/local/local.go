@@ -102,16 +102,15 @@ func prepare(op string, spec agentruntime.Spec) (agentruntime.Prepared, error) {
 		return p, err
 	}
 	if p.Config.Runtime.Image != "" {
-		return p, agentruntime.Unsupported(op, p.Config.ID(),
+		return agentruntime.Prepared{}, agentruntime.Unsupported(op, p.ID,
 			fmt.Sprintf("[runtime] image %q needs the container adapter (a container {} block in the provider); the local adapter runs the built-in agent host, or a program given as [runtime] command", p.Config.Runtime.Image))
 	}
 	return p, nil
 }
 
 // Check applies every check Provision makes, without side effects.
-func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
-	_, err := prepare("check", spec)
-	return err
+func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	return prepare("check", spec)
 }
 
 // Provision records the agent and its config; a new agent without
@@ -127,8 +126,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	cfg := p.Config
-	id := cfg.ID()
+	cfg, id := p.Config, p.ID
 	var workDir string
 	if cfg.Runtime.External() {
 		if workDir, err = checkProgram(op, id, cfg); err != nil {
@@ -151,12 +149,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			rec, found = existing, true
 		}
 	}
-	allowlist := ""
-	if spec.Allowlist != nil {
-		allowlist = spec.Allowlist.Name
-	}
 	switch {
-	case found && spec.CreateOnly && !rec.takenOverBy(cfg.SHA256(), allowlist):
+	case found && spec.CreateOnly && !rec.takenOverBy(p.Digest, p.Allowlist):
 		return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 	case !found:
 		// No record, or a damaged one: whatever of the agent still runs
@@ -166,18 +160,18 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		}
 	}
 	if spec.CreateOnly {
-		rec.Creation = &creation{ConfigSHA256: cfg.SHA256(), EnvAllowlist: allowlist, Creator: thisProcess()}
+		rec.Creation = &creation{ConfigSHA256: p.Digest, EnvAllowlist: p.Allowlist, Creator: thisProcess()}
 	}
 	rec.Name = cfg.Agent.Name
 	rec.Host = cfg.ListenHost()
 	switch {
 	case cfg.Runtime.Port != 0:
 		rec.Port, rec.PortAllocated = cfg.Runtime.Port, false
-	case cfg.Server.HTTPPort != 0:
-		rec.Port, rec.PortAllocated = cfg.Server.HTTPPort, false
+	case p.FixedPort != 0:
+		rec.Port, rec.PortAllocated = p.FixedPort, false
 	case rec.PortAllocated && rec.Port != 0:
-	case preferredPortFree(ctx, rec.Host, spec.PreferredPort, recs):
-		rec.Port, rec.PortAllocated = spec.PreferredPort, true
+	case preferredPortFree(ctx, rec.Host, p.PreferredPort, recs):
+		rec.Port, rec.PortAllocated = p.PreferredPort, true
 	default:
 		port, err := allocatePort(ctx, rec.Host, recs)
 		if err != nil {
@@ -191,9 +185,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if cfg.Runtime.External() {
 		placeExternal(rec, cfg, workDir)
 	}
-	rec.ConfigSHA256 = cfg.SHA256()
+	rec.ConfigSHA256 = p.Digest
 	rec.InjectedEnv = p.InjectedEnv
-	rec.EnvAllowlist = allowlist
+	rec.EnvAllowlist = p.Allowlist
 	// The values before the record that will use them: a record is never
 	// left describing an agent whose values are missing.
 	if err := r.secrets.Put(id, spec.Secrets); err != nil {

@@ -33,7 +33,7 @@ func TestContract(t *testing.T) {
 		Unsupported: func(t *testing.T, rt agentruntime.Runtime) {
 			spec := agentruntime.Spec{Config: agentConfig("With Image", "[runtime]\nimage = \"example/agent:1\"\n")}
 			for op, call := range map[string]func() error{
-				"Check":     func() error { return rt.Check(context.Background(), spec) },
+				"Check":     func() error { _, err := rt.Check(context.Background(), spec); return err },
 				"Provision": func() error { _, err := rt.Provision(context.Background(), spec); return err },
 			} {
 				err := call()

@@ -47,9 +47,8 @@ func (r *Runtime) Identity() agentruntime.Identity {
 }
 
 // Check applies the checks Provision makes.
-func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) error {
-	_, err := agentruntime.Prepare(spec)
-	return err
+func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	return agentruntime.Prepare(spec)
 }
 
 // Provision records the agent, replacing the config of an existing one
@@ -64,7 +63,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id := p.Config.ID()
+	id := p.ID
 	rec, ok := r.agents[id]
 	if ok && spec.CreateOnly {
 		return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
@@ -73,13 +72,13 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 		rec = &record{}
 		r.agents[id] = rec
 	}
-	port := p.Config.Server.HTTPPort
+	port := p.FixedPort
 	switch {
 	case port != 0:
 	case ok && rec.agent.Port != 0:
 		port = rec.agent.Port
-	case spec.PreferredPort > 0 && !r.portHeld(spec.PreferredPort):
-		port = spec.PreferredPort
+	case p.PreferredPort > 0 && !r.portHeld(p.PreferredPort):
+		port = p.PreferredPort
 	default:
 		for r.portHeld(r.nextPort) {
 			r.nextPort++
@@ -91,13 +90,10 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	a := &rec.agent
 	a.ID, a.Name, a.Port, a.Endpoint = id, p.Config.Agent.Name, port, endpoint
 	a.CardURL = card.CardURL(endpoint)
-	a.ConfigSHA256 = p.Config.SHA256()
+	a.ConfigSHA256 = p.Digest
 	a.InjectedEnv = p.InjectedEnv
 	a.Config = slices.Clone(spec.Config)
-	a.EnvAllowlist = ""
-	if spec.Allowlist != nil {
-		a.EnvAllowlist = spec.Allowlist.Name
-	}
+	a.EnvAllowlist = p.Allowlist
 	rec.log("provisioned config sha256 %s", a.ConfigSHA256)
 	return r.view(rec), nil
 }
