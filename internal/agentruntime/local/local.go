@@ -116,7 +116,9 @@ func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) (agentruntime
 // Provision records the agent and its config; a new agent without
 // http_port gets the preferred port when it is free, else a free port, kept
 // from then on. With spec.CreateOnly an
-// agent that has a record is refused, under the state dir lock.
+// agent that has a record is refused, under the state dir lock. That lock
+// is held only until the record claims the port: other agents' provisions
+// go on while this one writes its config, under the agent's own lock.
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
 	if err := agentruntime.RequireKnownAllowlist(op, spec); err != nil {
@@ -133,21 +135,27 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, err
 		}
 	}
-	unlock, err := r.lockAll(ctx, op, id)
+	unlockDir, err := r.lockDir(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	defer unlock()
-	recs, err := r.loadAll(op)
-	if err != nil {
-		return agentruntime.Agent{}, err
-	}
-	rec := &record{ID: id}
-	found := false
-	for _, existing := range recs {
-		if existing.ID == id {
-			rec, found = existing, true
+	defer func() {
+		if unlockDir != nil {
+			unlockDir()
 		}
+	}()
+	lock, err := r.lockAgent(ctx, op, id)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	defer lock.Unlock()
+	rec, err := r.load(op, id)
+	found := err == nil
+	switch {
+	case errors.Is(err, agentruntime.ErrNotFound), errors.Is(err, agentruntime.ErrDamaged):
+		rec = &record{ID: id}
+	case err != nil:
+		return agentruntime.Agent{}, err
 	}
 	switch {
 	case found && spec.CreateOnly && !rec.takenOverBy(p.Digest, p.Allowlist):
@@ -170,12 +178,10 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	case p.FixedPort != 0:
 		rec.Port, rec.PortAllocated = p.FixedPort, false
 	case rec.PortAllocated && rec.Port != 0:
-	case preferredPortFree(ctx, rec.Host, p.PreferredPort, recs):
-		rec.Port, rec.PortAllocated = p.PreferredPort, true
 	default:
-		port, err := allocatePort(ctx, rec.Host, recs)
+		port, err := r.choosePort(ctx, op, id, rec.Host, p.PreferredPort)
 		if err != nil {
-			return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+			return agentruntime.Agent{}, err
 		}
 		rec.Port, rec.PortAllocated = port, true
 	}
@@ -199,6 +205,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err := r.save(op, rec); err != nil {
 		return agentruntime.Agent{}, err
 	}
+	unlockDir()
+	unlockDir = nil
 	crashpoint.Hit("local-provision-recorded")
 	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
@@ -417,7 +425,7 @@ func (r *Runtime) terminate(ctx context.Context, op, id string, pid int, start u
 
 // stopStrays stops every process of agent id the process table shows.
 func (r *Runtime) stopStrays(ctx context.Context, op, id string) error {
-	for _, p := range r.processesOf(id) {
+	for _, p := range r.processesOf(ScanProcesses(), id) {
 		r.appendLog(id, "stopping agent process (pid %d) that no process file names", p.PID)
 		if err := r.terminate(ctx, op, id, p.PID, p.StartTime); err != nil && !isCutShort(err) {
 			return err
@@ -558,7 +566,10 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 	if err != nil {
 		return agentruntime.Recovery{}, err
 	}
-	out := agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: []string{}, Unmanaged: r.lostAgents("")}
+	// One look at the process table serves both questions: the dir lock
+	// keeps records from being made or removed meanwhile.
+	procs := ScanProcesses()
+	out := agentruntime.Recovery{Mode: agentruntime.Adopted, IDs: []string{}, Unmanaged: r.lostAgents(procs, "")}
 	recorded := map[string]bool{}
 	for _, rec := range recs {
 		recorded[rec.ID] = true
@@ -570,7 +581,7 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 			out.IDs = append(out.IDs, rec.ID)
 		}
 	}
-	for _, p := range ScanProcesses() {
+	for _, p := range procs {
 		if p.StateDirID == r.dirID && !recorded[p.AgentID] {
 			out.Unmanaged = append(out.Unmanaged, agentruntime.Unmanaged{ID: p.AgentID, Instance: strconv.Itoa(p.PID),
 				Why: fmt.Sprintf("agent %q (pid %d) of state dir %s runs, but its record %s is missing or damaged: "+
@@ -677,7 +688,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"the agent was started again (pid %d) while being removed; destroy it again", rec.PID)
 	}
-	if left := r.processesOf(id); len(left) > 0 {
+	if left := r.processesOf(ScanProcesses(), id); len(left) > 0 {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"agent process %d still runs after it was stopped; destroy it again", left[0].PID)
 	}

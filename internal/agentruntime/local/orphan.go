@@ -27,10 +27,11 @@ import (
 // not this state dir's to stop, and the user decides. The caller holds the
 // state dir lock and the agent's lock.
 func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
-	if lost := r.lostAgents(id); len(lost) > 0 {
+	procs := ScanProcesses()
+	if lost := r.lostAgents(procs, id); len(lost) > 0 {
 		return agentruntime.Errorf(agentruntime.KindUnmanaged, op, id, nil, "%s", lost[0].Why)
 	}
-	orphans := r.processesOf(id)
+	orphans := r.processesOf(procs, id)
 	data, err := r.dir.ReadFile(processFile(id))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the process file of an earlier agent with this id")
@@ -54,15 +55,15 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
 	return nil
 }
 
-// lostAgents returns the agents (of agent id, or of every id when id is
-// empty) that run for a state dir that is gone: the directory they carry
-// no longer exists, or holds another state dir now. They are found in the
-// process table, where every agent carries its state dir (a brought
-// program the path's digest) and its id.
-func (r *Runtime) lostAgents(id string) []agentruntime.Unmanaged {
+// lostAgents returns the agents among procs (of agent id, or of every id
+// when id is empty) that run for a state dir that is gone: the directory
+// they carry no longer exists, or holds another state dir now. They are
+// found in the process table, where every agent carries its state dir (a
+// brought program the path's digest) and its id.
+func (r *Runtime) lostAgents(procs []Process, id string) []agentruntime.Unmanaged {
 	var out []agentruntime.Unmanaged
 	here := pathDigest(r.dir.Path())
-	for _, p := range ScanProcesses() {
+	for _, p := range procs {
 		if (id != "" && p.AgentID != id) || p.StateDirID == r.dirID {
 			continue
 		}

@@ -16,30 +16,31 @@ import (
 // close only when its last thread has.
 const portReleaseWait = time.Second
 
-// allocatePort picks a free port on host that no record holds, stopped
-// agents included, since they keep their port for their next start. The
-// caller holds the state dir lock, so two provisions never choose the same
-// port.
-func allocatePort(ctx context.Context, host string, recs []*record) (int, error) {
-	held := map[int]bool{}
-	for _, rec := range recs {
-		held[rec.Port] = true
+// choosePort gives an agent that keeps no port the preferred one when it
+// is free, else a free port on host that no record holds, stopped agents
+// included, since they keep their port for their next start. The caller
+// holds the state dir lock, so two provisions never choose the same port.
+func (r *Runtime) choosePort(ctx context.Context, op, id, host string, preferred int) (int, error) {
+	held, err := r.heldPorts(op)
+	if err != nil {
+		return 0, err
 	}
-	return agentruntime.FreePort(ctx, host, func(port int) bool { return held[port] })
+	if preferredPortFree(ctx, host, preferred, held) {
+		return preferred, nil
+	}
+	port, err := agentruntime.FreePort(ctx, host, func(port int) bool { return held[port] })
+	if err != nil {
+		return 0, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+	}
+	return port, nil
 }
 
 // preferredPortFree reports whether port, preferred for a new agent, is
 // held by no record and binds on host, waiting as checkPortFree does for
 // the sockets of a process that just exited (the agent replaced) to close.
-// The caller holds the state dir lock.
-func preferredPortFree(ctx context.Context, host string, port int, recs []*record) bool {
-	if port <= 0 {
+func preferredPortFree(ctx context.Context, host string, port int, held map[int]bool) bool {
+	if port <= 0 || held[port] {
 		return false
-	}
-	for _, rec := range recs {
-		if rec.Port == port {
-			return false
-		}
 	}
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	deadline := time.Now().Add(portReleaseWait)

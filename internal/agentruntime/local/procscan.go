@@ -58,8 +58,10 @@ func pathDigest(path string) string {
 }
 
 // ScanProcesses lists the live agent processes of this user, of any state
-// dir: what runs, whatever the records say. Processes of other users, whose environment cannot be read, are
-// not this provider's to manage.
+// dir: what runs, whatever the records say. Processes of other users, whose
+// environment cannot be read, are not this provider's to manage. A process
+// whose environment names no agent costs one read: the scan runs on every
+// create and start, and the table holds every process of the machine.
 func ScanProcesses() []Process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -67,9 +69,14 @@ func ScanProcesses() []Process {
 	}
 	uid := os.Getuid()
 	var out []Process
+	buf := make([]byte, environBuffer)
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		var env []byte
+		if env, buf = readEnviron(pid, buf); !bytes.Contains(env, []byte(envAgentID+"=")) {
 			continue
 		}
 		info, err := e.Info()
@@ -79,22 +86,48 @@ func ScanProcesses() []Process {
 		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
 			continue
 		}
-		p, ok := readAgentProc(pid)
-		if ok {
+		if p, ok := agentProc(pid, env); ok {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// readAgentProc reads the identity of pid, if it is a live agent process.
-func readAgentProc(pid int) (Process, bool) {
+// environBuffer holds the environment of most processes in one read.
+const environBuffer = 16 << 10
+
+// readEnviron reads the environment of pid into buf, grown as needed, and
+// returns it with the buffer to reuse; nothing when it cannot be read.
+func readEnviron(pid int, buf []byte) ([]byte, []byte) {
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/environ", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, buf
+	}
+	defer func() { _ = syscall.Close(fd) }()
+	n := 0
+	for {
+		if n == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, buf
+		}
+		if m == 0 {
+			return buf[:n], buf
+		}
+		n += m
+	}
+}
+
+// agentProc reads the identity an agent process carries in env, if pid is
+// still a live one.
+func agentProc(pid int, env []byte) (Process, bool) {
 	id, err := readProc(pid)
 	if err != nil || id.state == 'Z' || id.state == 'X' {
-		return Process{}, false
-	}
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil || !bytes.Contains(env, []byte(envAgentID+"=")) {
 		return Process{}, false
 	}
 	p := Process{PID: pid, StartTime: id.startTime}
@@ -120,10 +153,10 @@ func readAgentProc(pid int) (Process, bool) {
 }
 
 // processesOf returns the live processes of agent id of this state dir,
-// wherever the directory now lies.
-func (r *Runtime) processesOf(id string) []Process {
+// wherever the directory now lies, among procs.
+func (r *Runtime) processesOf(procs []Process, id string) []Process {
 	var out []Process
-	for _, p := range ScanProcesses() {
+	for _, p := range procs {
 		if p.StateDirID == r.dirID && p.AgentID == id {
 			out = append(out, p)
 		}
@@ -139,7 +172,7 @@ func (r *Runtime) adopt(op string, rec *record) (bool, error) {
 	if rec.running() {
 		return false, nil
 	}
-	for _, p := range r.processesOf(rec.ID) {
+	for _, p := range r.processesOf(ScanProcesses(), rec.ID) {
 		rec.process = process{PID: p.PID, StartTime: p.StartTime, BootID: bootID(), ConfigSHA256: p.ConfigSHA}
 		return true, r.saveProcess(op, rec)
 	}

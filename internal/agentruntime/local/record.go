@@ -139,8 +139,27 @@ func damaged(op, id string, cause error, format string, args ...any) error {
 			"and terraform destroy removes it", fmt.Sprintf(format, args...))
 }
 
-// load reads the record of id; an unknown id is a NotFound error for op.
+// load reads the record of id and its process; an unknown id is a
+// NotFound error for op.
 func (r *Runtime) load(op, id string) (*record, error) {
+	rec, err := r.loadRecord(op, id)
+	if err != nil {
+		return nil, err
+	}
+	// A process file that is missing means never started; one that cannot
+	// be read (as after a machine crash) means stopped.
+	data, err := r.dir.ReadFile(processFile(id))
+	if err == nil {
+		rec.Started = true
+		if json.Unmarshal(data, &rec.process) != nil {
+			rec.process = process{}
+		}
+	}
+	return rec, nil
+}
+
+// loadRecord reads the record of id alone, without its process.
+func (r *Runtime) loadRecord(op, id string) (*record, error) {
 	if id == "" || agentconfig.Slug(id) != id {
 		return nil, agentruntime.NotFound(op, id)
 	}
@@ -157,15 +176,6 @@ func (r *Runtime) load(op, id string) (*record, error) {
 			err = fmt.Errorf("it names agent %q", rec.ID)
 		}
 		return nil, damaged(op, id, err, "record %s is damaged", r.dir.Join(recordFile(id)))
-	}
-	// A process file that is missing means never started; one that cannot
-	// be read (as after a machine crash) means stopped.
-	data, err = r.dir.ReadFile(processFile(id))
-	if err == nil {
-		rec.Started = true
-		if json.Unmarshal(data, &rec.process) != nil {
-			rec.process = process{}
-		}
 	}
 	return &rec, nil
 }
@@ -199,13 +209,32 @@ func (r *Runtime) saveProcess(op string, rec *record) error {
 // loadAll reads every record, sorted by id. A record removed while the
 // directory is read, or damaged, is skipped.
 func (r *Runtime) loadAll(op string) ([]*record, error) {
+	return r.loadEach(op, r.load)
+}
+
+// heldPorts are the ports of every record, read without their processes.
+func (r *Runtime) heldPorts(op string) (map[int]bool, error) {
+	recs, err := r.loadEach(op, r.loadRecord)
+	if err != nil {
+		return nil, err
+	}
+	held := make(map[int]bool, len(recs))
+	for _, rec := range recs {
+		held[rec.Port] = true
+	}
+	return held, nil
+}
+
+// loadEach reads every record with load, sorted by id, skipping those
+// removed while the directory is read, or damaged.
+func (r *Runtime) loadEach(op string, load func(op, id string) (*record, error)) ([]*record, error) {
 	ids, err := r.dir.Names(recordDir, ".json")
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "")
 	}
 	recs := make([]*record, 0, len(ids))
 	for _, id := range ids {
-		rec, err := r.load(op, id)
+		rec, err := load(op, id)
 		if errors.Is(err, agentruntime.ErrNotFound) || errors.Is(err, agentruntime.ErrDamaged) {
 			// Gone meanwhile, or damaged: a damaged record concerns its
 			// own agent only, whose operations report it.
