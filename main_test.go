@@ -1,0 +1,29 @@
+package main
+
+import (
+	"maps"
+	"testing"
+)
+
+func TestQuietLogs(t *testing.T) {
+	off := map[string]string{"TF_LOG_SDK": "off", "TF_LOG_PROVIDER_A2A": "off"}
+	tests := []struct {
+		name    string
+		environ []string
+		want    map[string]string
+	}{
+		{"nothing asks", []string{"PATH=/bin", "TF_LOG_PATH=/tmp/tf.log", "TF_LOG_CORE=trace"}, off},
+		{"empty values ask nothing", []string{"TF_LOG=", "TF_LOG_PROVIDER="}, off},
+		{"TF_LOG", []string{"TF_LOG=trace"}, nil},
+		{"TF_LOG_PROVIDER", []string{"TF_LOG_PROVIDER=debug"}, nil},
+		{"this provider's own", []string{"TF_LOG_PROVIDER_A2A=info"}, nil},
+		{"the SDK's", []string{"TF_LOG_SDK_PROTO=trace"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := quietLogs(tt.environ); !maps.Equal(got, tt.want) {
+				t.Errorf("quietLogs(%q) = %v, want %v", tt.environ, got, tt.want)
+			}
+		})
+	}
+}
