@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -135,6 +136,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, err
 		}
 	}
+	noneRan := r.noneRunning(id)
 	unlockDir, err := r.lockDir(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
@@ -152,10 +154,14 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec, err := r.load(op, id)
 	found := err == nil
 	switch {
-	case errors.Is(err, agentruntime.ErrNotFound), errors.Is(err, agentruntime.ErrDamaged):
-		rec = &record{ID: id}
+	case errors.Is(err, agentruntime.ErrNotFound):
+	case errors.Is(err, agentruntime.ErrDamaged):
+		noneRan = false
 	case err != nil:
 		return agentruntime.Agent{}, err
+	}
+	if !found {
+		rec = &record{ID: id}
 	}
 	switch {
 	case found && spec.CreateOnly && !rec.takenOverBy(p.Digest, p.Allowlist):
@@ -163,7 +169,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	case !found:
 		// No record, or a damaged one: whatever of the agent still runs
 		// is stopped before it is created afresh.
-		if err := r.stopOrphan(ctx, op, id); err != nil {
+		if err := r.stopOrphan(ctx, op, id, noneRan); err != nil {
 			return agentruntime.Agent{}, err
 		}
 	}
@@ -212,7 +218,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	crashpoint.Hit("local-provision-configured")
-	return r.view(ctx, rec), nil
+	return r.view(ctx, rec, slices.Clone(spec.Config)), nil
 }
 
 // Start spawns the agent detached and watches it until its card answers,
@@ -527,13 +533,17 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	if _, err := r.readConfig(rec); err != nil {
+	raw, err := r.readConfig(rec)
+	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.view(ctx, rec), nil
+	return r.view(ctx, rec, raw), nil
 }
 
-func (r *Runtime) view(ctx context.Context, rec *record) agentruntime.Agent {
+// view is the agent rec records, with raw, the config it was provisioned
+// with (nil when its file is missing or is another than rec describes), and
+// its health now.
+func (r *Runtime) view(ctx context.Context, rec *record, raw []byte) agentruntime.Agent {
 	h, check := health(ctx, rec)
 	a := agentruntime.Agent{
 		ID: rec.ID, Name: rec.Name, Endpoint: rec.Endpoint, CardURL: rec.CardURL, Port: rec.Port,
@@ -541,11 +551,8 @@ func (r *Runtime) view(ctx context.Context, rec *record) agentruntime.Agent {
 		EnvAllowlist: rec.EnvAllowlist, Card: check.Card, CardError: check.Err, Unclaimed: rec.Creation != nil,
 	}
 	// The config as provisioned, so that an imported agent reads back what
-	// was declared; a record without its file, or with another file than
-	// it describes, reads back no config.
-	if raw, err := r.readConfig(rec); err == nil {
-		a.Config = raw
-	}
+	// was declared.
+	a.Config = raw
 	if a.Health == agentruntime.HealthHealthy || a.Health == agentruntime.HealthUnhealthy {
 		a.Running = true
 		a.Instance = strconv.Itoa(rec.PID)
@@ -633,7 +640,10 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 	out := make([]agentruntime.Agent, len(recs))
 	var wg sync.WaitGroup
 	for i, rec := range recs {
-		wg.Go(func() { out[i] = r.view(ctx, rec) })
+		wg.Go(func() {
+			raw, _ := r.readConfig(rec)
+			out[i] = r.view(ctx, rec, raw)
+		})
 	}
 	wg.Wait()
 	return out, nil

@@ -26,16 +26,25 @@ import (
 // was at this path before (moved away or lost) is refused instead: it is
 // not this state dir's to stop, and the user decides. The caller holds the
 // state dir lock and the agent's lock.
-func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
+//
+// noneRan says that the process table, read before the caller took the
+// locks, showed no process of the id, and that the agent had no record:
+// with no process file either, nothing of it can run now, since a process
+// starts only from a record and Deprovision stops every process before it
+// removes the record, so the table is not read again under the locks.
+func (r *Runtime) stopOrphan(ctx context.Context, op, id string, noneRan bool) error {
+	data, err := r.dir.ReadFile(processFile(id))
+	switch {
+	case noneRan && errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the process file of an earlier agent with this id")
+	}
 	procs := ScanProcesses()
 	if lost := r.lostAgents(procs, id); len(lost) > 0 {
 		return agentruntime.Errorf(agentruntime.KindUnmanaged, op, id, nil, "%s", lost[0].Why)
 	}
 	orphans := r.processesOf(procs, id)
-	data, err := r.dir.ReadFile(processFile(id))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the process file of an earlier agent with this id")
-	}
 	var recorded process
 	if err == nil && json.Unmarshal(data, &recorded) == nil && recorded.alive() &&
 		!slices.ContainsFunc(orphans, func(p Process) bool { return p.PID == recorded.PID }) {
@@ -53,6 +62,16 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string) error {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return nil
+}
+
+// noneRunning reports whether the process table shows no process of
+// agent id, of any state dir, before a create takes the locks: a new
+// agent, the common case, then needs no look at the table under them.
+func (r *Runtime) noneRunning(id string) bool {
+	if _, err := r.dir.Stat(recordFile(id)); !errors.Is(err, fs.ErrNotExist) {
+		return false // it has a record, or may: the locks tell
+	}
+	return !slices.ContainsFunc(ScanProcesses(), func(p Process) bool { return p.AgentID == id })
 }
 
 // lostAgents returns the agents among procs (of agent id, or of every id
