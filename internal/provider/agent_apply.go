@@ -131,6 +131,7 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			resp.Diagnostics.AddWarning("Cannot claim agent "+id, err.Error())
 		}
 	}
+	read := state
 	named := allowlistName(state.EnvAllowlist)
 	state.setFromRuntime(a)
 	if name := allowlistName(state.EnvAllowlist); name != "" && name != named {
@@ -140,7 +141,9 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		// of an agent declared that way plans no change.
 		state.EnvAllowlist = types.StringValue(r.referenceOf(ctx, name))
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	if !state.sameAs(&read) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	}
 	// An agent without an identity (imported, or older) lives in the
 	// runtime it was just found in; one found in a state dir that moved
 	// learns its new path.

@@ -53,6 +53,7 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	var plan agentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	proposed := plan
 	var prior *agentModel
 	if !req.State.Raw.IsNull() {
 		prior = &agentModel{}
@@ -93,7 +94,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if prior != nil {
 		resp.Diagnostics.Append(r.planMove(ctx, req.Private, &plan, resp)...)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	if !plan.sameAs(&proposed) {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	}
 }
 
 // plannedAllowlist is the allowlist an agent will be provisioned with, when

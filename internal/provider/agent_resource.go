@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"maps"
+	"reflect"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -255,6 +256,20 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 		// plan after import empty.
 		m.WaitForHealthy = types.BoolValue(true)
 	}
+}
+
+// sameAs reports whether m holds the very values o holds, so that a
+// response keeps the state or plan it was given rather than convert m back:
+// converting a model costs more than all else a refresh or plan of an
+// unchanged agent does.
+func (m *agentModel) sameAs(o *agentModel) bool {
+	a, b := reflect.ValueOf(m).Elem(), reflect.ValueOf(o).Elem()
+	for i := range a.NumField() {
+		if !a.Field(i).Interface().(attr.Value).Equal(b.Field(i).Interface().(attr.Value)) {
+			return false
+		}
+	}
+	return true
 }
 
 // forgetUnknowns sets the computed values nobody could observe to null,
