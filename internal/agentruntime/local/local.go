@@ -207,12 +207,17 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	// The record first: should the config not follow, Start finds the
 	// config file does not match the record's digest and refuses, rather
-	// than run one config under another's record.
-	if err := r.save(op, rec); err != nil {
+	// than run one config under another's record. Once others see it, it
+	// holds the port, and their provisions go on while it is made durable.
+	syncRecord, err := r.publish(op, rec)
+	if err != nil {
 		return agentruntime.Agent{}, err
 	}
 	unlockDir()
 	unlockDir = nil
+	if err := syncRecord(); err != nil {
+		return agentruntime.Agent{}, err
+	}
 	crashpoint.Hit("local-provision-recorded")
 	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")

@@ -180,16 +180,34 @@ func (r *Runtime) loadRecord(op, id string) (*record, error) {
 	return &rec, nil
 }
 
-// save writes rec atomically; the caller holds the state dir lock.
+// save writes rec atomically and durably; the caller holds the state dir
+// lock.
 func (r *Runtime) save(op string, rec *record) error {
+	sync, err := r.publish(op, rec)
+	if err != nil {
+		return err
+	}
+	return sync()
+}
+
+// publish writes rec atomically, for every reader to see at once, and
+// returns the sync that makes it durable, which the caller may run after
+// letting the state dir lock go; it holds the agent's lock until then.
+func (r *Runtime) publish(op string, rec *record) (sync func() error, err error) {
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "encode record")
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "encode record")
 	}
-	if err := r.dir.WriteFile(recordFile(rec.ID), data); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+	syncFile, err := r.dir.WriteFileSyncLater(recordFile(rec.ID), data)
+	if err != nil {
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
 	}
-	return nil
+	return func() error {
+		if err := syncFile(); err != nil {
+			return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+		}
+		return nil
+	}, nil
 }
 
 // saveProcess writes rec's process atomically, unsynced; the caller holds

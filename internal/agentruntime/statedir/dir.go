@@ -155,7 +155,26 @@ func (d *Dir) Join(rel ...string) string {
 // Files are 0600 and parent directories 0700; the file replaced, whatever
 // it was, is not followed or written to.
 func (d *Dir) WriteFile(rel string, data []byte) error {
-	return d.write(rel, data, true)
+	dir, err := d.write(rel, data, true)
+	if err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// WriteFileSyncLater replaces rel like WriteFile, except that the rename
+// is made durable only by the sync it returns: readers see the new file at
+// once, and until sync has run a machine crash may bring back the old one
+// (never a part of either). It serves a writer that publishes the file
+// under a lock others wait for: it lets the lock go before it waits for
+// the disk a second time, and syncs before anything relies on the file
+// surviving a crash.
+func (d *Dir) WriteFileSyncLater(rel string, data []byte) (sync func() error, err error) {
+	dir, err := d.write(rel, data, true)
+	if err != nil {
+		return nil, err
+	}
+	return func() error { return syncDir(dir) }, nil
 }
 
 // WriteFileUnsynced replaces rel atomically like WriteFile but does not
@@ -163,43 +182,43 @@ func (d *Dir) WriteFile(rel string, data []byte) error {
 // (what runs now), where a sync per write would cost more than the fact is
 // worth. After a machine crash the file may hold old content or none.
 func (d *Dir) WriteFileUnsynced(rel string, data []byte) error {
-	return d.write(rel, data, false)
+	_, err := d.write(rel, data, false)
+	return err
 }
 
-func (d *Dir) write(rel string, data []byte, durable bool) error {
+// write replaces rel with data through a temporary file, synced first when
+// durable, and returns the directory to sync for the rename to last.
+func (d *Dir) write(rel string, data []byte, durable bool) (string, error) {
 	if !filepath.IsLocal(rel) {
-		return fmt.Errorf("write: %s %w", rel, errNotLocal)
+		return "", fmt.Errorf("write: %s %w", rel, errNotLocal)
 	}
 	path := d.Join(rel)
 	dir, err := d.checkedDir(filepath.Dir(rel), true)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }() // no-op once renamed
 	if _, err := tmp.Write(data); err != nil {
 		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	if durable {
 		if err := tmp.Sync(); err != nil {
 			_ = tmp.Close()
-			return fmt.Errorf("sync %s: %w", path, err)
+			return "", fmt.Errorf("sync %s: %w", path, err)
 		}
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+		return "", fmt.Errorf("replace %s: %w", path, err)
 	}
-	if !durable {
-		return nil
-	}
-	return syncDir(dir)
+	return dir, nil
 }
 
 // syncDir makes a rename durable.

@@ -211,6 +211,42 @@ func TestWriteFile(t *testing.T) {
 	}
 }
 
+// TestWriteFileSyncLater: the new file is what readers see before its
+// sync runs, whole, with no temporary file beside it; the sync reports a
+// directory it cannot make durable.
+func TestWriteFileSyncLater(t *testing.T) {
+	d, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("later/f.json", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	sync, err := d.WriteFileSyncLater("later/f.json", []byte("new"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.ReadFile("later/f.json"); err != nil || string(got) != "new" {
+		t.Errorf("before the sync, read %q, %v; want the new file", got, err)
+	}
+	if entries, err := os.ReadDir(d.Join("later")); err != nil || len(entries) != 1 {
+		t.Errorf("directory holds %d entries (%v), want only f.json", len(entries), err)
+	}
+	if err := sync(); err != nil {
+		t.Errorf("sync: %v", err)
+	}
+	sync, err = d.WriteFileSyncLater("gone/f.json", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(d.Join("gone")); err != nil {
+		t.Fatal(err)
+	}
+	if err := sync(); err == nil {
+		t.Error("sync of a directory removed meanwhile succeeded, want an error")
+	}
+}
+
 func TestNames(t *testing.T) {
 	d, err := Open(t.TempDir())
 	if err != nil {
