@@ -436,7 +436,7 @@ func (r *Runtime) terminate(ctx context.Context, op, id string, pid int, start u
 
 // stopStrays stops every process of agent id the process table shows.
 func (r *Runtime) stopStrays(ctx context.Context, op, id string) error {
-	for _, p := range r.processesOf(ScanProcesses(), id) {
+	for _, p := range r.processesOf(id) {
 		r.appendLog(id, "stopping agent process (pid %d) that no process file names", p.PID)
 		if err := r.terminate(ctx, op, id, p.PID, p.StartTime); err != nil && !isCutShort(err) {
 			return err
@@ -703,7 +703,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"the agent was started again (pid %d) while being removed; destroy it again", rec.PID)
 	}
-	if left := r.processesOf(ScanProcesses(), id); len(left) > 0 {
+	if left := r.processesOf(id); len(left) > 0 {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"agent process %d still runs after it was stopped; destroy it again", left[0].PID)
 	}

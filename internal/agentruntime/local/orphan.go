@@ -40,11 +40,11 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string, noneRan bool) e
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the process file of an earlier agent with this id")
 	}
-	procs := ScanProcesses()
+	procs := processesNamed(id)
 	if lost := r.lostAgents(procs, id); len(lost) > 0 {
 		return agentruntime.Errorf(agentruntime.KindUnmanaged, op, id, nil, "%s", lost[0].Why)
 	}
-	orphans := r.processesOf(procs, id)
+	orphans := r.ofThisDir(procs)
 	var recorded process
 	if err == nil && json.Unmarshal(data, &recorded) == nil && recorded.alive() &&
 		!slices.ContainsFunc(orphans, func(p Process) bool { return p.PID == recorded.PID }) {
@@ -71,7 +71,7 @@ func (r *Runtime) noneRunning(id string) bool {
 	if _, err := r.dir.Stat(recordFile(id)); !errors.Is(err, fs.ErrNotExist) {
 		return false // it has a record, or may: the locks tell
 	}
-	return !slices.ContainsFunc(ScanProcesses(), func(p Process) bool { return p.AgentID == id })
+	return len(processesNamed(id)) == 0
 }
 
 // lostAgents returns the agents among procs (of agent id, or of every id

@@ -59,10 +59,22 @@ func pathDigest(path string) string {
 
 // ScanProcesses lists the live agent processes of this user, of any state
 // dir: what runs, whatever the records say. Processes of other users, whose
-// environment cannot be read, are not this provider's to manage. A process
-// whose environment names no agent costs one read: the scan runs on every
-// create and start, and the table holds every process of the machine.
+// environment cannot be read, are not this provider's to manage.
 func ScanProcesses() []Process {
+	return scan(envAgentID + "=")
+}
+
+// processesNamed lists the live agent processes of this user that carry
+// agent id, of any state dir.
+func processesNamed(id string) []Process {
+	return scan(envAgentID + "=" + id + "\x00")
+}
+
+// scan lists the live agent processes of this user whose environment has
+// an entry that begins with entry. A process whose environment has none
+// costs one read: a scan runs on every create and start, and the table
+// holds every process of the machine.
+func scan(entry string) []Process {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -70,13 +82,19 @@ func ScanProcesses() []Process {
 	uid := os.Getuid()
 	var out []Process
 	buf := make([]byte, environBuffer)
+	// Entries are NUL-separated: one begins the environment or follows a NUL.
+	first, later := []byte(entry), append([]byte{0}, entry...)
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
 		var env []byte
-		if env, buf = readEnviron(pid, buf); !bytes.Contains(env, []byte(envAgentID+"=")) {
+		env, buf = readEnviron(pid, buf)
+		if len(env) > 0 && env[len(env)-1] != 0 {
+			env = append(env, 0) // the last entry ends as the others do
+		}
+		if !bytes.HasPrefix(env, first) && !bytes.Contains(env, later) {
 			continue
 		}
 		info, err := e.Info()
@@ -153,11 +171,16 @@ func agentProc(pid int, env []byte) (Process, bool) {
 }
 
 // processesOf returns the live processes of agent id of this state dir,
-// wherever the directory now lies, among procs.
-func (r *Runtime) processesOf(procs []Process, id string) []Process {
+// wherever the directory now lies.
+func (r *Runtime) processesOf(id string) []Process {
+	return r.ofThisDir(processesNamed(id))
+}
+
+// ofThisDir keeps the processes of procs that belong to this state dir.
+func (r *Runtime) ofThisDir(procs []Process) []Process {
 	var out []Process
 	for _, p := range procs {
-		if p.StateDirID == r.dirID && p.AgentID == id {
+		if p.StateDirID == r.dirID {
 			out = append(out, p)
 		}
 	}
@@ -172,7 +195,7 @@ func (r *Runtime) adopt(op string, rec *record) (bool, error) {
 	if rec.running() {
 		return false, nil
 	}
-	for _, p := range r.processesOf(ScanProcesses(), rec.ID) {
+	for _, p := range r.processesOf(rec.ID) {
 		rec.process = process{PID: p.PID, StartTime: p.StartTime, BootID: bootID(), ConfigSHA256: p.ConfigSHA}
 		return true, r.saveProcess(op, rec)
 	}
