@@ -636,3 +636,27 @@ func TestDeprovisionLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestGetSweepsLockOfAgentGone: a deprovision cut short after it removed
+// the record but before the lock file went leaves only that file, and a
+// refresh then finds the agent gone and drops it from state, so no delete
+// runs again. The Get that finds it gone removes the file.
+func TestGetSweepsLockOfAgentGone(t *testing.T) {
+	dir := t.TempDir()
+	rt := newRuntime(t, dir)
+	a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Cut Short", "")})
+	for _, f := range []string{processFile(a.ID), configFile(a.ID), logFile(a.ID), recordFile(a.ID)} {
+		if err := rt.dir.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if left, err := statedirtest.Leftovers(dir); err != nil || len(left) != 1 {
+		t.Fatalf("after the cut-short deprovision the state dir holds %v (%v), want the agent's lock file alone", left, err)
+	}
+	if _, err := rt.Get(bg, a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+		t.Fatalf("Get = %v, want not found", err)
+	}
+	if left, err := statedirtest.Leftovers(dir); err != nil || len(left) > 0 {
+		t.Errorf("after Get found the agent gone the state dir holds %v (%v), want nothing", left, err)
+	}
+}

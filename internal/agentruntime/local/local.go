@@ -535,6 +535,12 @@ func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime
 // A record whose config file is missing or was changed is damaged.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	rec, err := r.load("get", id)
+	if errors.Is(err, agentruntime.ErrNotFound) && agentconfig.Slug(id) == id {
+		// A deprovision cut short after it removed the record, but before
+		// its lock file went, leaves that file with nothing to track it:
+		// the next look that finds the agent gone sweeps it.
+		r.dir.SweepKey(ctx, agentLockKey(id))
+	}
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}

@@ -299,9 +299,12 @@ func (r *Runtime) lockDir(ctx context.Context, op, id string) (func(), error) {
 
 // lockAgent takes the lock of agent id's record for op.
 func (r *Runtime) lockAgent(ctx context.Context, op, id string) (*statedir.KeyLock, error) {
-	lock, err := r.dir.LockKey(ctx, "agent-"+id)
+	lock, err := r.dir.LockKey(ctx, agentLockKey(id))
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
 	}
 	return lock, nil
 }
+
+// agentLockKey names the lock of agent id's record in the state dir.
+func agentLockKey(id string) string { return "agent-" + id }
