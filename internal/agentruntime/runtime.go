@@ -107,6 +107,11 @@ type Agent struct {
 	// Replicas is how many instances a ReplicaRunner runs of the agent
 	// when it runs; zero from other runtimes.
 	Replicas int
+	// Settings are the provider-level settings the agent's objects carry,
+	// read off them, as a SettingsRunner names them; nil from other
+	// runtimes, and from objects that do not tell (made by an older
+	// release).
+	Settings map[string]string
 }
 
 // RecoveryMode says whether a runtime can find its agents again after the

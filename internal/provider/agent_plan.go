@@ -170,7 +170,7 @@ func changeOf(prior, plan *agentModel, rolls bool) agentChange {
 	if prior == nil {
 		return agentChange{provision: true, start: plan.Running.ValueBool(), create: true}
 	}
-	respec := specChanged(prior, plan) || injectedChanged(prior, plan) || addressChanged(prior, plan)
+	respec := specChanged(prior, plan) || injectedChanged(prior, plan) || addressChanged(prior, plan) || settingsChanged(prior, plan)
 	rescale := replicasOf(plan) != replicasOf(prior)
 	c := agentChange{provision: respec || rescale}
 	wasRunning, wantRunning := prior.Running.ValueBool(), plan.Running.ValueBool()
@@ -198,6 +198,29 @@ func rolls(rt agentruntime.Runtime) bool {
 func specChanged(prior, plan *agentModel) bool {
 	return !plan.Config.Equal(prior.Config) || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
 		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion)
+}
+
+// settingsChanged reports whether the plan knows the agent's objects will
+// carry other provider settings than they do. Objects that do not tell
+// what they carry (made by an older release) are not known to differ.
+func settingsChanged(prior, plan *agentModel) bool {
+	return !prior.Settings.IsNull() && !plan.Settings.IsNull() && !plan.Settings.IsUnknown() && !plan.Settings.Equal(prior.Settings)
+}
+
+// planSettings plans the provider settings the agent's objects will carry
+// if apply makes them: those the runtime gives the agent of cfg now. Where
+// the plan cannot tell (no runtime configured yet, no config known yet, or
+// objects that do not tell what they carry now), apply does.
+func planSettings(rt agentruntime.Runtime, prior, plan *agentModel, cfg *agentconfig.Config) {
+	runner, ok := rt.(agentruntime.SettingsRunner)
+	switch {
+	case rt != nil && !ok:
+		plan.Settings = types.MapNull(types.StringType)
+	case rt == nil || cfg == nil || plan.Config.IsUnknown() || (prior != nil && prior.Settings.IsNull()):
+		plan.Settings = types.MapUnknown(types.StringType)
+	default:
+		plan.Settings = stringMap(runner.AgentSettings(cfg))
+	}
 }
 
 // addressChanged reports whether the plan knows the agent will have
@@ -328,7 +351,12 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 			plan.Endpoint, plan.CardURL = types.StringValue(addr.Endpoint), types.StringValue(addr.CardURL)
 		}
 	}
+	planSettings(rt, prior, plan, cfg)
 	change := changeOf(prior, plan, rolls(rt))
+	if prior != nil && !change.provision {
+		// Objects apply leaves alone keep the settings they carry.
+		plan.Settings = prior.Settings
+	}
 
 	if prior == nil || (change.provision && (cfg == nil || serverChanged(prior.Config, cfg))) {
 		plan.Endpoint, plan.CardURL = types.StringUnknown(), types.StringUnknown()

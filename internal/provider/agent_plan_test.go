@@ -180,6 +180,12 @@ func TestChangeOf(t *testing.T) {
 	rescaled.Replicas = types.Int64Value(3)
 	respecRescaled := model("b", true, "")
 	respecRescaled.Replicas = types.Int64Value(3)
+	settings := func(m *agentModel, grace string) *agentModel {
+		m.Settings = stringMap(map[string]string{"kubernetes.stop_grace_period": grace})
+		return m
+	}
+	unknownSettings := model("a", true, "")
+	unknownSettings.Settings = types.MapUnknown(types.StringType)
 	tests := []struct {
 		name        string
 		prior, plan *agentModel
@@ -210,6 +216,12 @@ func TestChangeOf(t *testing.T) {
 		{"crashed agent starts on a runtime that rolls", model("a", false, ""), model("b", true, ""), true, agentChange{provision: true, start: true}},
 		{"config change and stop do not roll", model("a", true, ""), model("b", false, ""), true, agentChange{provision: true, stop: true}},
 		{"no change does not roll", model("a", true, ""), model("a", true, ""), true, agentChange{}},
+		{"provider settings change rolls", settings(model("a", true, ""), "10s"), settings(model("a", true, ""), "30s"), true, agentChange{provision: true, roll: true}},
+		{"provider settings change restarts", settings(model("a", true, ""), "10s"), settings(model("a", true, ""), "30s"), false, agentChange{provision: true, start: true}},
+		{"provider settings change of a stopped agent provisions", settings(model("a", false, ""), "10s"), settings(model("a", false, ""), "30s"), true, agentChange{provision: true}},
+		{"same provider settings", settings(model("a", true, ""), "10s"), settings(model("a", true, ""), "10s"), true, agentChange{}},
+		{"objects that do not tell their settings", model("a", true, ""), settings(model("a", true, ""), "30s"), true, agentChange{}},
+		{"provider settings not known yet", settings(model("a", true, ""), "10s"), unknownSettings, true, agentChange{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -76,6 +76,7 @@ type agentModel struct {
 	ConfigSHA256   types.String   `tfsdk:"config_sha256"`
 	InjectedEnv    types.List     `tfsdk:"injected_env"`
 	Instance       types.String   `tfsdk:"instance"`
+	Settings       types.Map      `tfsdk:"runtime_settings"`
 }
 
 func (r *agentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -201,6 +202,15 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed:            true,
 				MarkdownDescription: "Process id (local adapter) or container id (container adapter) of the running agent; null when it is not running.",
 			},
+			"runtime_settings": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The provider block's settings that shape the agent's container or Kubernetes objects, by attribute " +
+					"(such as `kubernetes.resources` or `container.network`), as read off those objects. When one changes in the provider " +
+					"block, or on the objects outside Terraform, the plan shows an update of every agent it reaches, naming the setting, and apply " +
+					"rolls it out as it does a config change: on `kubernetes` a rolling update, on `container` a restart in place. Null on the " +
+					"`local` adapter, whose agents no such setting reaches, and for a container made by a release before this attribute " +
+					"until the agent is next provisioned.",
+			},
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
@@ -249,6 +259,7 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 			m.EnvAllowlist = optionalString(a.EnvAllowlist)
 		}
 	}
+	m.Settings = stringMap(a.Settings)
 	// Adapters that run one instance report none.
 	m.Replicas = types.Int64Value(int64(max(a.Replicas, 1)))
 	if m.WaitForHealthy.IsNull() || m.WaitForHealthy.IsUnknown() {
@@ -286,6 +297,21 @@ func (m *agentModel) forgetUnknowns() {
 	if m.InjectedEnv.IsUnknown() {
 		m.InjectedEnv = types.ListNull(types.StringType)
 	}
+	if m.Settings.IsUnknown() {
+		m.Settings = types.MapNull(types.StringType)
+	}
+}
+
+// stringMap is a known map, or null for a nil one.
+func stringMap(items map[string]string) types.Map {
+	if items == nil {
+		return types.MapNull(types.StringType)
+	}
+	values := make(map[string]attr.Value, len(items))
+	for k, v := range items {
+		values[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, values)
 }
 
 // stringList is a known list, empty rather than null, so plans compare equal.

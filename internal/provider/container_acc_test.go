@@ -127,6 +127,10 @@ type engineContainer struct {
 	State struct {
 		Running bool
 	}
+	HostConfig struct {
+		RestartPolicy struct{ Name string }
+		Memory        int64
+	}
 	NetworkSettings struct {
 		Ports map[string][]struct {
 			HostIP   string `json:"HostIp"`

@@ -447,6 +447,26 @@ func (k *kubeCluster) podsKept(ns, id string, pods *[]corev1.Pod) resource.TestC
 	}
 }
 
+// podsReplaced proves that none of *pods, when it holds any, is among the
+// agent's pods any more but on its way out, and records those that are not
+// in *pods.
+func (k *kubeCluster) podsReplaced(ns, id string, pods *[]corev1.Pod) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		list, err := k.cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: agentSelector(id)})
+		if err != nil {
+			return err
+		}
+		staying := slices.DeleteFunc(list.Items, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil })
+		for _, before := range *pods {
+			if slices.ContainsFunc(staying, func(p corev1.Pod) bool { return p.UID == before.UID }) {
+				return fmt.Errorf("pod %s of agent %s is still there: the agent was not rolled over to new pods", before.Name, id)
+			}
+		}
+		*pods = staying
+		return nil
+	}
+}
+
 // TestAccKubeAgent_replicas: an agent asks for two pods and gets them,
 // then for three, and gets three more by a scale in place: the two keep
 // running; it imports with the replicas it has.
@@ -523,20 +543,23 @@ func TestAccKubeAgent_moveNamespace(t *testing.T) {
 // TestAccKubeAgent_providerSettings: the kubernetes block's advertised URL
 // template gives the agent its endpoint, already in the plan, its replicas
 // default the agent's pods, and its resources and pull secrets reach the
-// Deployment; a new template moves the agent, in the plan as well; the
-// agent imports with an empty plan.
+// Deployment; a new template moves the agent, in the plan as well; new
+// resources and a new grace period plan an update naming them, which rolls
+// the agent over to new pods that have them; the agent imports with an
+// empty plan.
 func TestAccKubeAgent_providerSettings(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	ns := k.namespace(t)
 	name := uniqueName("Kube Settings")
 	id := agentconfig.Slug(name)
-	config := func(template string) string {
+	cpu := "20m" // the CPU request the Deployment is checked for
+	config := func(template, cpu string) string {
 		acc.adapterBlock = strings.TrimSuffix(k.block(ns), "  }\n") + `    advertised_url     = "` + template + `"
     replicas           = 2
     image_pull_secrets = ["registry-creds"]
     resources {
-      cpu_request  = "20m"
+      cpu_request  = "` + cpu + `"
       memory_limit = "200Mi"
     }
   }
@@ -551,11 +574,12 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
 		pod := d.Spec.Template.Spec
 		res := pod.Containers[0].Resources
 		if len(pod.ImagePullSecrets) != 1 || pod.ImagePullSecrets[0].Name != "registry-creds" ||
-			res.Requests.Cpu().String() != "20m" || res.Limits.Memory().String() != "200Mi" {
-			return fmt.Errorf("the Deployment's pods have pull secrets %+v and resources %+v", pod.ImagePullSecrets, res)
+			res.Requests.Cpu().String() != cpu || res.Limits.Memory().String() != "200Mi" {
+			return fmt.Errorf("the Deployment's pods have pull secrets %+v and resources %+v, want %s of CPU", pod.ImagePullSecrets, res, cpu)
 		}
 		return nil
 	}
+	var pods []corev1.Pod
 	advertises := func(endpoint string) resource.TestStep {
 		return resource.TestStep{
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -572,11 +596,21 @@ func TestAccKubeAgent_providerSettings(t *testing.T) {
 		}
 	}
 	first, moved := advertises(fmt.Sprintf("https://%s.%s.agents.example.com", id, ns)), advertises("https://agents.example.com/"+id)
-	first.Config, moved.Config = config("https://{id}.{namespace}.agents.example.com"), config("https://agents.example.com/{id}")
+	first.Config, moved.Config = config("https://{id}.{namespace}.agents.example.com", cpu), config("https://agents.example.com/{id}", cpu)
+	moved.Check = resource.ComposeAggregateTestCheckFunc(moved.Check, k.podsReplaced(ns, id, &pods))
+	resized := advertises("https://agents.example.com/" + id)
+	resized.PreConfig = func() { cpu = "30m" }
+	resized.Config = config("https://agents.example.com/{id}", "30m")
+	resized.ConfigPlanChecks.PreApply = append(resized.ConfigPlanChecks.PreApply,
+		plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+		plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.resources"),
+			knownvalue.StringExact("requests: cpu=30m memory=32Mi; limits: cpu=500m memory=200Mi")),
+		plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.stop_grace_period"), knownvalue.StringExact("3s")))
+	resized.Check = resource.ComposeAggregateTestCheckFunc(resized.Check, k.podsReplaced(ns, id, &pods))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             k.checkNothingLeft(ns, id),
-		Steps:                    append([]resource.TestStep{first, moved}, importSteps(agentAddr, id)...),
+		Steps:                    append([]resource.TestStep{first, moved, resized}, importSteps(agentAddr, id)...),
 	})
 }
 

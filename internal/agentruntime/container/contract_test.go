@@ -26,5 +26,10 @@ func runContract(t *testing.T, opts Options) {
 			docker(t, "kill", name)
 			docker(t, "wait", name)
 		},
+		OtherSettings: func(t *testing.T) agentruntime.Runtime {
+			other := opts
+			other.RestartPolicy = "on-failure"
+			return newRuntime(t, other)
+		},
 	})
 }

@@ -64,12 +64,12 @@ ENTRYPOINT ["%[2]s", %[5]q]
 // baseImage returns the image agents without their own image run, building
 // the default one from the executable when the engine lacks it.
 func (r *Runtime) baseImage(ctx context.Context) (string, error) {
-	if r.opts.BaseImage != "" {
-		return r.opts.BaseImage, r.requireBaseImage(ctx)
-	}
-	ref, err := r.defaultImageRef()
-	if err != nil {
+	ref, err := r.baseImageRef()
+	switch {
+	case err != nil:
 		return "", err
+	case r.opts.BaseImage != "":
+		return ref, r.requireBaseImage(ctx)
 	}
 	if ok, err := r.imageExists(ctx, ref); ok || err != nil {
 		return ref, err
@@ -84,6 +84,15 @@ func (r *Runtime) baseImage(ctx context.Context) (string, error) {
 		return ref, err
 	}
 	return ref, r.buildBaseImage(ctx, ref)
+}
+
+// baseImageRef is the base image's reference: the one set, else the
+// default one.
+func (r *Runtime) baseImageRef() (string, error) {
+	if r.opts.BaseImage != "" {
+		return r.opts.BaseImage, nil
+	}
+	return r.defaultImageRef()
 }
 
 // DefaultImageRef is the base image a provider of version builds from

@@ -598,6 +598,7 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 		ConfigSHA256: labels[labelConfigSHA],
 		InjectedEnv:  splitList(labels[labelInjectedEnv]),
 		EnvAllowlist: labels[labelEnvAllowlist],
+		Settings:     settingsOf(labels),
 	}
 	if advertised, ok := envValue(c.Config.Env, agentconfig.AdvertisedURLVar); ok {
 		a.Endpoint = advertised

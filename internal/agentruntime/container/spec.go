@@ -154,6 +154,7 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		withSecretMount(host)
 	}
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
+	cfg.Labels[labelSettings] = settingsLabel(r.settings(b.cfg, b.image))
 	return client.ContainerCreateOptions{Name: r.containerName(b.cfg.ID()), Config: cfg, HostConfig: host}, nil
 }
 

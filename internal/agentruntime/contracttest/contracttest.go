@@ -49,6 +49,11 @@ type Harness struct {
 	// adapter whose advertised URL names an address only its agents'
 	// network resolves (a cluster's Service). Unset: a GET of a.CardURL.
 	FetchCard func(ctx context.Context, a agentruntime.Agent) ([]byte, error)
+	// OtherSettings, required of a runtime that is an
+	// agentruntime.SettingsRunner, returns a runtime over the same store
+	// whose provider settings differ from New's in one that reaches the
+	// agents' objects.
+	OtherSettings func(t *testing.T) agentruntime.Runtime
 }
 
 // healthyWithin bounds how long an agent may take to answer its card.
@@ -83,6 +88,7 @@ func Run(t *testing.T, h Harness) {
 		{"deprovision", testDeprovision},
 		{"list sorted", testListSorted},
 		{"incomplete config keeps the agent", testIncompleteKeepsAgent},
+		{"provider settings read back as planned", testSettings},
 	}
 	if h.Crash != nil {
 		cases = append(cases, contractCase{"crash reads stopped", testCrash})

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/contracttest"
@@ -23,6 +24,11 @@ func TestContract(t *testing.T) {
 		},
 		Brought: func(t *testing.T, name string, serveArgs []string, card []byte) []byte {
 			return broughtConfig(name, broughtImage(t), serveArgs, card)
+		},
+		OtherSettings: func(t *testing.T) agentruntime.Runtime {
+			other := opts
+			other.Resources.CPURequest, other.StopGracePeriod = "0.02", opts.StopGracePeriod+time.Second
+			return newRuntime(t, other)
 		},
 	})
 }

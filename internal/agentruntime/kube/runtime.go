@@ -664,6 +664,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		EnvAllowlist: ann[annotationAllowlist],
 		Replicas:     int(replicasOf(d)),
 		Unclaimed:    ann[annotationCreation] != "",
+		Settings:     settingsOf(d),
 	}
 	paths := cardPathsOf(ann)
 	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])

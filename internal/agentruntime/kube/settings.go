@@ -1,0 +1,72 @@
+package kube
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+)
+
+// The provider block attributes whose values reach an agent's Deployment,
+// as AgentSettings and Agent.Settings name them.
+const (
+	settingBaseImage        = "kubernetes.base_image"
+	settingImagePullPolicy  = "kubernetes.image_pull_policy"
+	settingImagePullSecrets = "kubernetes.image_pull_secrets"
+	settingResources        = "kubernetes.resources"
+	settingStopGracePeriod  = "kubernetes.stop_grace_period"
+)
+
+// AgentSettings reads the settings off the Deployment the agent of cfg
+// would have now, so that they compare equal to those Get reads off the
+// one it has exactly when the pods would not change.
+func (r *Runtime) AgentSettings(cfg *agentconfig.Config) map[string]string {
+	return settingsOf(r.deployment(blueprint{name: r.objectName(cfg.ID()), cfg: cfg}, 0, false, ""))
+}
+
+// settingsOf reads the provider's settings off the pod template of d: off
+// the live object, so that one changed behind the provider's back is drift
+// as well. An agent brought in its own image takes neither the base image
+// nor its pull policy.
+func settingsOf(d *appsv1.Deployment) map[string]string {
+	pod := d.Spec.Template.Spec
+	if len(pod.Containers) == 0 {
+		return nil
+	}
+	c := pod.Containers[0]
+	secrets := make([]string, 0, len(pod.ImagePullSecrets))
+	for _, s := range pod.ImagePullSecrets {
+		secrets = append(secrets, s.Name)
+	}
+	settings := map[string]string{
+		settingImagePullSecrets: strings.Join(secrets, ","),
+		settingResources:        formatResources(c.Resources),
+	}
+	if g := pod.TerminationGracePeriodSeconds; g != nil {
+		settings[settingStopGracePeriod] = (time.Duration(*g) * time.Second).String()
+	}
+	if _, brought := d.Annotations[annotationCardPaths]; !brought {
+		settings[settingBaseImage] = c.Image
+		settings[settingImagePullPolicy] = string(c.ImagePullPolicy)
+	}
+	return settings
+}
+
+// formatResources writes requests and limits in one line, each quantity in
+// its canonical form, as the API server gives it back.
+func formatResources(req corev1.ResourceRequirements) string {
+	list := func(rl corev1.ResourceList) string {
+		parts := make([]string, 0, len(rl))
+		for name, q := range rl {
+			parts = append(parts, fmt.Sprintf("%s=%s", name, q.String()))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, " ")
+	}
+	return "requests: " + list(req.Requests) + "; limits: " + list(req.Limits)
+}
