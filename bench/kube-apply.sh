@@ -3,9 +3,11 @@
 # adapter, until every card answers, against `kubectl apply` of the very
 # objects the provider created (Deployments, Services, ConfigMaps and
 # Secrets, copied into a namespace of their own) until every Deployment is
-# Available; and `terraform destroy` against `kubectl delete` until every
-# pod is gone. The two alternate for several rounds in one run, and the
-# medians' ratio is printed.
+# Available; a config change of every agent, which rolls each over to a
+# new pod, against a change of every Deployment's pod template (kubectl set
+# env) and `kubectl rollout status` of each; and `terraform destroy`
+# against `kubectl delete` until every pod is gone. The two alternate for
+# several rounds in one run, and the medians' ratio is printed.
 #
 # Usage: bench/kube-apply.sh [agents] [rounds]
 # Environment:
@@ -73,12 +75,16 @@ provider "a2a" {
     image_pull_policy = "$pull"
   }
 }
+variable "revision" {
+  type    = number
+  default = 0
+}
 resource "a2a_agent" "fleet" {
   count  = $agents
   config = <<-EOT
     [agent]
     name        = "Bench Agent \${count.index}"
-    description = "agent \${count.index} of $agents"
+    description = "agent \${count.index} of $agents, revision \${var.revision}"
   EOT
 }
 TF
@@ -104,6 +110,15 @@ kc_apply() {
   "$kubectl" apply -f "$work/objects.json" >/dev/null
   "$kubectl" -n "$kc_ns" wait --for=condition=Available deployment --all --timeout=5m >/dev/null
 }
+# kc_roll REVISION changes every Deployment's pod template and waits until
+# each has rolled out.
+kc_roll() {
+  local d
+  "$kubectl" -n "$kc_ns" set env deployment --all "BENCH_REVISION=$1" >/dev/null
+  for d in $("$kubectl" -n "$kc_ns" get deployments -o name); do
+    "$kubectl" -n "$kc_ns" rollout status "$d" --timeout=5m >/dev/null
+  done
+}
 kc_delete() {
   "$kubectl" delete -f "$work/objects.json" --cascade=foreground --wait >/dev/null
   while [[ -n $("$kubectl" -n "$kc_ns" get pods -l "$selector" -o name) ]]; do sleep 0.25; done
@@ -121,24 +136,26 @@ ms() {
 median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-tf_up=() tf_down=() kc_up=() kc_down=()
+tf_up=() tf_roll=() tf_down=() kc_up=() kc_roll=() kc_down=()
 for round in $(seq "$rounds"); do
   # Whichever goes first in one round goes second in the next.
   if ((round % 2)); then order="tf kc"; else order="kc tf"; fi
   for side in $order; do
     if [[ $side == tf ]]; then
-      up=$(ms tf apply) down=$(ms tf destroy)
-      tf_up+=("$up") tf_down+=("$down")
-      echo "round $round: terraform apply ${up} ms, terraform destroy ${down} ms"
+      up=$(ms tf apply) roll=$(ms tf apply -var "revision=$round") down=$(ms tf destroy)
+      tf_up+=("$up") tf_roll+=("$roll") tf_down+=("$down")
+      echo "round $round: terraform apply ${up} ms, config change ${roll} ms, terraform destroy ${down} ms"
     else
-      up=$(ms kc_apply) down=$(ms kc_delete)
-      kc_up+=("$up") kc_down+=("$down")
-      echo "round $round: kubectl apply + wait ${up} ms, kubectl delete + wait ${down} ms"
+      up=$(ms kc_apply) roll=$(ms kc_roll "$round") down=$(ms kc_delete)
+      kc_up+=("$up") kc_roll+=("$roll") kc_down+=("$down")
+      echo "round $round: kubectl apply + wait ${up} ms, set env + rollout status ${roll} ms, kubectl delete + wait ${down} ms"
     fi
   done
 done
 
 a=$(median "${tf_up[@]}") b=$(median "${kc_up[@]}") c=$(median "${tf_down[@]}") d=$(median "${kc_down[@]}")
+e=$(median "${tf_roll[@]}") f=$(median "${kc_roll[@]}")
 echo "$agents agents, median of $rounds rounds:"
 echo "  up:   terraform apply ${a} ms, kubectl apply + wait available ${b} ms: $(ratio "$a" "$b")x"
+echo "  roll: terraform apply of a config change ${e} ms, kubectl set env + rollout status ${f} ms: $(ratio "$e" "$f")x"
 echo "  down: terraform destroy ${c} ms, kubectl delete + wait pods gone ${d} ms: $(ratio "$c" "$d")x"
