@@ -40,6 +40,11 @@ type Prepared struct {
 // no variable to inject: such a spec is only checked, never provisioned.
 func Prepare(spec Spec) (Prepared, error) {
 	written := spec.Secrets.Names()
+	if owned := slices.DeleteFunc(slices.Clone(written), func(n string) bool { return !isExempt(n) }); len(owned) > 0 {
+		return Prepared{}, Errorf(KindInvalidConfig, "provision", "", nil,
+			"env_wo names %s, which the runtime sets for every agent (where it listens and is reached); remove it from env_wo",
+			strings.Join(owned, ", "))
+	}
 	var inject []string
 	if !spec.AllowlistPending {
 		var err error

@@ -53,6 +53,10 @@ func TestPrepare(t *testing.T) {
 			[]string{"line 4, column 1", "server.host must be literal"},
 		},
 		{
+			"write-only value of a variable the runtime sets", nil, SecretValues{"PORT": "1", "API_KEY": "k", "A2A_ADVERTISED_URL": "u"},
+			"[agent]\nname = \"a\"\n", nil, KindInvalidConfig, []string{"env_wo names A2A_ADVERTISED_URL, PORT, which the runtime sets"},
+		},
+		{
 			"disallowed variable is named before anything is parsed", nil, nil,
 			"[agent]\nname = \"a\"\n[card]\nsigning_key = \"${SIGNING_KEY}\"\ncolour = 1\n", nil, KindDisallowedEnv,
 			[]string{"SIGNING_KEY"},
@@ -74,7 +78,9 @@ func TestPrepare(t *testing.T) {
 			if !IsKind(err, tt.wantKind) {
 				t.Fatalf("Prepare() = %v, want an error of kind %d", err, tt.wantKind)
 			}
-			if tt.wantKind == KindInvalidConfig {
+			if tt.wantKind == KindInvalidConfig && tt.secrets == nil {
+				// A refused config is located in it; refused write-only
+				// values are not the config's.
 				var cerr *agentconfig.Error
 				if !errors.As(err, &cerr) {
 					t.Errorf("Prepare() = %v, want it to wrap the located *agentconfig.Error", err)

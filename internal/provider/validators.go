@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -12,6 +14,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
 // stringRule is a string attribute validator made of one rule: known values
@@ -85,6 +88,23 @@ func envNameValidator() validator.String {
 				return ""
 			}
 			return fmt.Sprintf("%q %s.", value, description)
+		},
+	}
+}
+
+// notOwnedValidator refuses the names of the variables the runtime sets for
+// every agent (package launch): a value of the operator's would take their
+// place, and the agent would listen or advertise elsewhere than its runtime
+// reaches it.
+func notOwnedValidator() validator.String {
+	return stringRule{
+		description: "must not be " + strings.Join(launch.Variables, ", ") + ", which the runtime sets for every agent",
+		summary:     "Variable set by the runtime",
+		problem: func(value, description string) string {
+			if !slices.Contains(launch.Variables, value) {
+				return ""
+			}
+			return fmt.Sprintf("%q: the name %s (where the agent listens and is reached). Remove it; a config reads it as ${%s} without it.", value, description, value)
 		},
 	}
 }

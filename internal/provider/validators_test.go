@@ -34,6 +34,8 @@ func TestStringValidators(t *testing.T) {
 		{"duration zero", durationValidator(), types.StringValue("0s"), "must be greater than zero"},
 		{"env name accepted", envNameValidator(), types.StringValue("API_KEY"), ""},
 		{"env name with a dash", envNameValidator(), types.StringValue("API-KEY"), `"API-KEY" must be an environment variable name`},
+		{"write-only name of the operator's", notOwnedValidator(), types.StringValue("API_KEY"), ""},
+		{"write-only name the runtime sets", notOwnedValidator(), types.StringValue("PORT"), `"PORT": the name must not be HOST, PORT, A2A_ADVERTISED_URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
