@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +26,10 @@ var (
 
 // remotePortRange is where ports are drawn for an engine on another host,
 // whose free ports cannot be asked from here; the engine refuses a taken one
-// at start, with a clear error.
-const remotePortLow, remotePortHigh = 30000, 40000
+// at start, with a clear error. It lies below the ephemeral ranges of Linux
+// (from 32768) and of other systems (from 49152), so that the engine host's
+// outgoing connections do not take an agent's port while it is stopped.
+const remotePortLow, remotePortHigh = 20000, 32000
 
 // portAttempts bounds the search for a free port on a remote engine.
 const portAttempts = 64
@@ -104,9 +108,22 @@ func (r *Runtime) candidatePort(ctx context.Context, held func(int) bool) (int, 
 	return 0, fmt.Errorf("every one of %d ports drawn from %d-%d is kept for another agent", portAttempts, remotePortLow, remotePortHigh)
 }
 
+// engineIsLocal says whether the engine publishes ports on this machine: a
+// socket, or a tcp:// or ssh:// address of the loopback interface.
 func (r *Runtime) engineIsLocal() bool {
-	scheme, _, _ := strings.Cut(r.engine.Host, "://")
-	return scheme == "unix" || scheme == "npipe"
+	u, err := url.Parse(r.engine.Host)
+	if err != nil {
+		return false
+	}
+	switch host := u.Hostname(); {
+	case u.Scheme == "unix" || u.Scheme == "npipe":
+		return true
+	case host == "localhost":
+		return true
+	default:
+		ip, err := netip.ParseAddr(host)
+		return err == nil && ip.IsLoopback()
+	}
 }
 
 // labelledPorts are the ports of every agent container on the engine, of
