@@ -1,6 +1,9 @@
 package agentruntime
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // The adapters' names, as Identity.Adapter holds them and the provider
 // block's adapter blocks are named.
@@ -25,15 +28,33 @@ type Identity struct {
 	StateDirID string `json:"state_dir_id,omitempty"`
 	// Engine is the engine or cluster address (container, kubernetes).
 	Engine string `json:"engine,omitempty"`
-	// Scope separates configurations that share one engine or cluster;
-	// kubernetes records the namespace with it, as <namespace>/<scope>.
+	// Namespace is the cluster namespace the agents live in (kubernetes).
+	Namespace string `json:"namespace,omitempty"`
+	// Scope separates configurations that share one engine or namespace.
 	Scope string `json:"scope,omitempty"`
+}
+
+// UnmarshalJSON reads an identity as stored, also in the form releases
+// before the Namespace field stored a kubernetes one in: namespace and
+// scope packed into Scope as <namespace>/<scope>. Neither may hold a '/',
+// so the first one splits them.
+func (i *Identity) UnmarshalJSON(data []byte) error {
+	type stored Identity
+	if err := json.Unmarshal(data, (*stored)(i)); err != nil {
+		return err
+	}
+	if i.Adapter == AdapterKubernetes && i.Namespace == "" {
+		if ns, scope, packed := strings.Cut(i.Scope, "/"); packed {
+			i.Namespace, i.Scope = ns, scope
+		}
+	}
+	return nil
 }
 
 // Same reports whether i and o name the same runtime. A state dir is the
 // same when its id is, wherever it now lies; without ids, when its path is.
 func (i Identity) Same(o Identity) bool {
-	if i.Adapter != o.Adapter || i.Engine != o.Engine || i.Scope != o.Scope {
+	if i.Adapter != o.Adapter || i.Engine != o.Engine || i.Namespace != o.Namespace || i.Scope != o.Scope {
 		return false
 	}
 	if i.StateDirID != "" && o.StateDirID != "" {
@@ -51,6 +72,9 @@ func (i Identity) String() string {
 	}
 	if i.Engine != "" {
 		where = append(where, "engine "+i.Engine)
+	}
+	if i.Namespace != "" {
+		where = append(where, "namespace "+i.Namespace)
 	}
 	if i.Scope != "" {
 		where = append(where, "scope "+i.Scope)

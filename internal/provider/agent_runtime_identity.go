@@ -3,11 +3,8 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strings"
+	"io"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -15,9 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
@@ -88,78 +82,19 @@ func (r *agentResource) runtimeOf(ctx context.Context, stored *agentruntime.Iden
 // another provider block than the present one.
 type openFunc func(ctx context.Context, id agentruntime.Identity) (agentruntime.Runtime, func(), error)
 
-// opener opens runtimes named by identities, taking what an identity does
-// not record (executable, grace periods, TLS files) from the present
-// settings. A container runtime shares dir, the provider's state dir, and
-// its locks.
+// opener opens the runtimes identities name, sharing dir, the provider's
+// state dir, and its locks with the container and kubernetes adapters.
 func opener(s settings, dir *statedir.Dir) openFunc {
 	return func(ctx context.Context, id agentruntime.Identity) (agentruntime.Runtime, func(), error) {
-		switch id.Adapter {
-		case agentruntime.AdapterLocal:
-			return openLocal(s, id)
-		case agentruntime.AdapterContainer:
-			opts := container.Options{Executable: s.local.Executable}
-			if s.container != nil {
-				opts = *s.container
-			}
-			opts.Host, opts.Scope, opts.StateDir = id.Engine, id.Scope, dir
-			rt, err := container.New(ctx, opts)
-			if err != nil {
-				return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
-			}
-			return rt, func() { _ = rt.Close() }, nil
-		case agentruntime.AdapterKubernetes:
-			return openKube(ctx, s, dir, id)
+		rt, err := newRuntime(ctx, s, dir, &id)
+		if err != nil {
+			return nil, nil, err
 		}
-		return nil, nil, fmt.Errorf("the agent was started by the %s adapter, which this provider cannot reach", id)
+		if c, ok := rt.(io.Closer); ok {
+			return rt, func() { _ = c.Close() }, nil
+		}
+		return rt, func() {}, nil
 	}
-}
-
-// openKube opens another namespace or scope of the cluster the provider
-// block reaches: an identity records the cluster's address, not the
-// credentials to reach it.
-func openKube(ctx context.Context, s settings, dir *statedir.Dir, id agentruntime.Identity) (agentruntime.Runtime, func(), error) {
-	if s.kubernetes == nil {
-		return nil, nil, fmt.Errorf("the agent was started by the %s runtime: keep a kubernetes block reaching that cluster "+
-			"in the provider block until the agent is destroyed or moved", id)
-	}
-	opts := *s.kubernetes
-	opts.Namespace, opts.Scope, _ = strings.Cut(id.Scope, "/")
-	opts.StateDir = dir
-	rt, err := kube.New(ctx, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
-	}
-	if now := rt.Identity(); !now.Same(id) {
-		return nil, nil, fmt.Errorf("the agent was started on the cluster at %s, and the provider's kubeconfig leads to %s: "+
-			"point the kubernetes block's kubeconfig or context at the agent's cluster to manage it", id.Engine, now.Engine)
-	}
-	return rt, func() {}, nil
-}
-
-// openLocal opens the state dir an agent was started in, refusing to make
-// one anew where it is gone: that would only hide where its agents went.
-func openLocal(s settings, id agentruntime.Identity) (agentruntime.Runtime, func(), error) {
-	if _, err := os.Stat(id.StateDir); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("state dir %s, where the agent was started, no longer exists: if it was moved, set state_dir "+
-			"in the provider block to its new place; if it is lost, stop the agent's process by hand (the provider's warning "+
-			"about agents of lost state dirs names it) and remove the agent from state with terraform state rm", id.StateDir)
-	}
-	dir, err := statedir.Open(id.StateDir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
-	}
-	opts := s.local
-	opts.StateDir = dir
-	rt, err := local.New(opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the %s the agent was started in: %w", id, err)
-	}
-	if now := rt.Identity(); !now.Same(id) {
-		return nil, nil, fmt.Errorf("state dir %s is no longer the one the agent was started in (it was moved away and another "+
-			"made in its place): set state_dir in the provider block to where the old one is now", id.StateDir)
-	}
-	return rt, func() {}, nil
 }
 
 // planMove replaces an agent that lives in another runtime than the one

@@ -2,7 +2,10 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 
@@ -81,25 +84,100 @@ func connect(ctx context.Context, s settings) (*runtimeDeps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state dir %s: %w", s.stateDir, err)
 	}
-	var rt agentruntime.Runtime
-	switch s.adapter() {
-	case agentruntime.AdapterContainer:
-		opts := *s.container
-		opts.StateDir = dir
-		rt, err = container.New(ctx, opts)
-	case agentruntime.AdapterKubernetes:
-		opts := *s.kubernetes
-		opts.StateDir = dir
-		rt, err = kube.New(ctx, opts)
-	default:
-		opts := s.local
-		opts.StateDir = dir
-		rt, err = local.New(opts)
-	}
+	rt, err := newRuntime(ctx, s, dir, nil)
 	if err != nil {
 		return nil, err
 	}
 	return &runtimeDeps{runtime: rt, allowlists: statedir.NewAllowlists(dir), stateDir: dir.Path(), open: opener(s, dir)}, nil
+}
+
+// newRuntime is the one place an adapter is built. Without at, it builds
+// the adapter the provider block selects, in dir, the provider's state
+// dir. With at, it opens the runtime at names, where an agent was started
+// under another provider block: the adapter, state dir, engine, namespace
+// and scope at records, with the rest (executable, grace periods, TLS files,
+// the cluster's credentials) from the provider block; it refuses a runtime
+// that is no longer the one at names.
+func newRuntime(ctx context.Context, s settings, dir *statedir.Dir, at *agentruntime.Identity) (agentruntime.Runtime, error) {
+	adapter := s.adapter()
+	if at != nil {
+		adapter = at.Adapter
+	}
+	var (
+		rt  agentruntime.Runtime
+		err error
+		// moved says why the runtime opened for at is another one.
+		moved func(now agentruntime.Identity) error
+	)
+	switch adapter {
+	case agentruntime.AdapterLocal:
+		if at != nil {
+			if dir, err = agentStateDir(*at); err != nil {
+				return nil, err
+			}
+			moved = func(agentruntime.Identity) error {
+				return fmt.Errorf("state dir %s is no longer the one the agent was started in (it was moved away and another "+
+					"made in its place): set state_dir in the provider block to where the old one is now", at.StateDir)
+			}
+		}
+		opts := s.local
+		opts.StateDir = dir
+		rt, err = local.New(opts)
+	case agentruntime.AdapterContainer:
+		opts := container.Options{Executable: s.local.Executable}
+		if s.container != nil {
+			opts = *s.container
+		}
+		if at != nil {
+			opts.Host, opts.Scope = at.Engine, at.Scope
+		}
+		opts.StateDir = dir
+		rt, err = container.New(ctx, opts)
+	case agentruntime.AdapterKubernetes:
+		// An identity records the cluster's address, not the credentials
+		// to reach it: those of the provider block's must do.
+		if s.kubernetes == nil {
+			return nil, fmt.Errorf("the agent was started by the %s runtime: keep a kubernetes block reaching that cluster "+
+				"in the provider block until the agent is destroyed or moved", at)
+		}
+		opts := *s.kubernetes
+		if at != nil {
+			opts.Namespace, opts.Scope = at.Namespace, at.Scope
+			moved = func(now agentruntime.Identity) error {
+				return fmt.Errorf("the agent was started on the cluster at %s, and the provider's kubeconfig leads to %s: "+
+					"point the kubernetes block's kubeconfig or context at the agent's cluster to manage it", at.Engine, now.Engine)
+			}
+		}
+		opts.StateDir = dir
+		rt, err = kube.New(ctx, opts)
+	default:
+		return nil, fmt.Errorf("the agent was started by the %s adapter, which this provider cannot reach", at)
+	}
+	switch {
+	case err != nil && at != nil:
+		return nil, fmt.Errorf("open the %s the agent was started in: %w", at, err)
+	case err != nil:
+		return nil, err
+	case moved != nil && !rt.Identity().Same(*at):
+		return nil, moved(rt.Identity())
+	}
+	return rt, nil
+}
+
+// agentStateDir opens the state dir an agent was started in, refusing to
+// make one anew where it is gone: that would only hide where its agents
+// went.
+func agentStateDir(at agentruntime.Identity) (*statedir.Dir, error) {
+	if _, err := os.Stat(at.StateDir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("state dir %s, where the agent was started, no longer exists: if it was moved, set state_dir "+
+			"in the provider block to its new place; if it is lost, stop the agent's process by hand (the provider's warning "+
+			"about agents of lost state dirs names it) and remove the agent from state with terraform state rm", at.StateDir)
+	}
+	dir, err := statedir.Open(at.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("open the %s the agent was started in: %w", at, err)
+	}
+	return dir, nil
 }
 
 // recoverAgents adopts the agents earlier provider processes started.

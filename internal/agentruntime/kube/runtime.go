@@ -120,7 +120,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 
 // Identity names the cluster, and the namespace and scope the agents live in.
 func (r *Runtime) Identity() agentruntime.Identity {
-	return agentruntime.Identity{Adapter: agentruntime.AdapterKubernetes, Engine: r.rest.Host, Scope: r.opts.Namespace + "/" + r.opts.Scope}
+	return agentruntime.Identity{Adapter: agentruntime.AdapterKubernetes, Engine: r.rest.Host, Namespace: r.opts.Namespace, Scope: r.opts.Scope}
 }
 
 // Check applies every check Provision makes of the spec itself.
