@@ -34,7 +34,7 @@ func TestCheckEnv(t *testing.T) {
 			inject, err := CheckEnv(tt.allow, nil, []byte(tt.config))
 			if tt.wantDenied != nil {
 				var rerr *Error
-				if !errors.As(err, &rerr) || !errors.Is(err, ErrDisallowedEnv) {
+				if !errors.As(err, &rerr) || !IsKind(err, KindDisallowedEnv) {
 					t.Fatalf("CheckEnv() error = %v, want a disallowed-env error", err)
 				}
 				if !reflect.DeepEqual(rerr.Vars, tt.wantDenied) {
@@ -89,7 +89,7 @@ func TestEnvAllowlistValidate(t *testing.T) {
 
 func TestErrorsMatchByKind(t *testing.T) {
 	err := NotFound("start", "a")
-	if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrBackend) {
+	if !IsKind(err, KindNotFound) || IsKind(err, KindBackend) {
 		t.Errorf("errors.Is does not match by kind: %v", err)
 	}
 	if got := err.Error(); got != `start agent "a": no such agent` {

@@ -28,22 +28,6 @@ const (
 	KindUnmanaged
 )
 
-// Sentinels for errors.Is: errors.Is(err, ErrNotFound) holds for every
-// runtime error of that kind.
-var (
-	ErrNotFound       = &Error{Kind: KindNotFound}
-	ErrAlreadyRunning = &Error{Kind: KindAlreadyRunning}
-	ErrConflict       = &Error{Kind: KindConflict}
-	ErrSpawnFailure   = &Error{Kind: KindSpawnFailure}
-	ErrInvalidConfig  = &Error{Kind: KindInvalidConfig}
-	ErrBackend        = &Error{Kind: KindBackend}
-	ErrDisallowedEnv  = &Error{Kind: KindDisallowedEnv}
-	ErrUnsupported    = &Error{Kind: KindUnsupported}
-	ErrUnsetEnv       = &Error{Kind: KindUnsetEnv}
-	ErrDamaged        = &Error{Kind: KindDamaged}
-	ErrUnmanaged      = &Error{Kind: KindUnmanaged}
-)
-
 // Error is a runtime error: what was attempted, on which agent, and what the
 // operator can do about it.
 type Error struct {
@@ -66,6 +50,11 @@ func newError(kind Kind, op, id, msg string, cause error) *Error {
 // Errorf builds a runtime error; adapters use it so messages share a shape.
 func Errorf(kind Kind, op, id string, cause error, format string, args ...any) *Error {
 	return newError(kind, op, id, fmt.Sprintf(format, args...), cause)
+}
+
+// Wrap builds a runtime error whose cause says all there is to say.
+func Wrap(kind Kind, op, id string, cause error) *Error {
+	return newError(kind, op, id, "", cause)
 }
 
 // NotFound is the error for an id the runtime does not know.
@@ -135,12 +124,6 @@ func SettingOf(err error) string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
-
-// Is matches any runtime error of the same kind.
-func (e *Error) Is(target error) bool {
-	var t *Error
-	return errors.As(target, &t) && t.Op == "" && t.Kind == e.Kind
-}
 
 // IsKind reports whether err is a runtime error of kind k.
 func IsKind(err error, k Kind) bool {

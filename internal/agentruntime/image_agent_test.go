@@ -1,7 +1,6 @@
 package agentruntime
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -31,7 +30,7 @@ func TestCheckImageAgent(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "line ") {
+			if !IsKind(err, KindInvalidConfig) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "line ") {
 				t.Errorf("CheckImageAgent = %v, want invalid config saying %q at its line", err, tt.want)
 			}
 		})

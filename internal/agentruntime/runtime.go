@@ -181,7 +181,7 @@ type Runtime interface {
 	// new config needs a new process or container, is stopped as Stop
 	// stops it (SIGTERM, then the grace period).
 	Provision(ctx context.Context, spec Spec) (Agent, error)
-	// Start starts a provisioned or stopped agent; ErrAlreadyRunning if it runs.
+	// Start starts a provisioned or stopped agent; a KindAlreadyRunning error if it runs.
 	Start(ctx context.Context, id string) error
 	// Stop stops the agent, gracefully first; stopping a stopped agent is success.
 	Stop(ctx context.Context, id string) error

@@ -1,7 +1,6 @@
 package container
 
 import (
-	"errors"
 	"net"
 	"os"
 	"slices"
@@ -178,14 +177,23 @@ func TestRemovedOutOfBand(t *testing.T) {
 	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Removed Agent")})
 	docker(t, "rm", "-f", rt.containerName(a.ID))
 	ctx := testContext(t)
+	// The agent's record outlives its container: a read reports the agent
+	// damaged, so that it stays tracked and apply creates the container
+	// again; what needs the container finds none.
 	for name, op := range map[string]func() error{
 		"Get":    func() error { _, err := rt.Get(ctx, a.ID); return err },
 		"Health": func() error { _, err := rt.Health(ctx, a.ID); return err },
-		"Start":  func() error { return rt.Start(ctx, a.ID) },
-		"Stop":   func() error { return rt.Stop(ctx, a.ID) },
-		"Logs":   func() error { _, err := rt.Logs(ctx, a.ID, 5); return err },
 	} {
-		if err := op(); !errors.Is(err, agentruntime.ErrNotFound) || !strings.Contains(err.Error(), "apply again") {
+		if err := op(); !agentruntime.IsKind(err, agentruntime.KindDamaged) || !strings.Contains(err.Error(), "terraform apply creates it again") {
+			t.Errorf("%s after docker rm = %v, want the agent damaged, telling the operator that apply creates it again", name, err)
+		}
+	}
+	for name, op := range map[string]func() error{
+		"Start": func() error { return rt.Start(ctx, a.ID) },
+		"Stop":  func() error { return rt.Stop(ctx, a.ID) },
+		"Logs":  func() error { _, err := rt.Logs(ctx, a.ID, 5); return err },
+	} {
+		if err := op(); !agentruntime.IsKind(err, agentruntime.KindNotFound) || !strings.Contains(err.Error(), "apply again") {
 			t.Errorf("%s after docker rm = %v, want not found telling the operator to apply again", name, err)
 		}
 	}
@@ -234,7 +242,7 @@ func TestRestartPolicy(t *testing.T) {
 		})
 	}
 	_, err := New(testContext(t), Options{RestartPolicy: "sometimes"})
-	if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), "sometimes") {
+	if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(err.Error(), "sometimes") {
 		t.Errorf("New with restart policy sometimes = %v, want invalid config naming it", err)
 	}
 }
@@ -257,7 +265,7 @@ func TestPortTaken(t *testing.T) {
 		t.Errorf("Port = %d, want the configured %d", a.Port, port)
 	}
 	err = rt.Start(ctx, a.ID)
-	if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+	if !agentruntime.IsKind(err, agentruntime.KindConflict) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
 		t.Errorf("Start on a taken port = %v, want conflict naming port %d", err, port)
 	}
 }
@@ -275,7 +283,7 @@ func TestEngineUnreachable(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("DOCKER_HOST", tt.env)
 			_, err := New(testContext(t), Options{Host: tt.option, StateDir: dir})
-			if !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), socket) || !strings.Contains(err.Error(), tt.mention) {
+			if !agentruntime.IsKind(err, agentruntime.KindBackend) || !strings.Contains(err.Error(), socket) || !strings.Contains(err.Error(), tt.mention) {
 				t.Errorf("New against %s = %v, want a backend error naming the host and %q", socket, err, tt.mention)
 			}
 		})
@@ -287,7 +295,7 @@ func TestEngineUnreachable(t *testing.T) {
 	}
 	closedTCP := "tcp://" + l.Addr().String()
 	_ = l.Close()
-	if _, err := New(testContext(t), Options{Host: closedTCP, StateDir: dir}); !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), closedTCP) {
+	if _, err := New(testContext(t), Options{Host: closedTCP, StateDir: dir}); !agentruntime.IsKind(err, agentruntime.KindBackend) || !strings.Contains(err.Error(), closedTCP) {
 		t.Errorf("New against closed %s = %v, want a backend error naming it", closedTCP, err)
 	}
 	invalid := []struct {
@@ -299,7 +307,7 @@ func TestEngineUnreachable(t *testing.T) {
 		{"tls files", Options{Host: closedTCP, TLSCACert: t.TempDir() + "/absent-ca.pem", TLSVerify: true, StateDir: dir}, "tls_ca_cert"},
 	}
 	for _, tt := range invalid {
-		if _, err := New(testContext(t), tt.opts); !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.mention) {
+		if _, err := New(testContext(t), tt.opts); !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(err.Error(), tt.mention) {
 			t.Errorf("New with a bad %s = %v, want invalid config mentioning %q", tt.name, err, tt.mention)
 		}
 	}

@@ -33,7 +33,7 @@ func (b blueprint) externalProcess(owned launch.Owned) (cmd, env []string, err e
 	lookup := agentruntime.ExternalLookup(owned, b.injected)
 	argv, extra, err := b.cfg.Runtime.Expanded(lookup)
 	if err != nil {
-		return nil, nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", b.cfg.ID(), err, "")
+		return nil, nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, "provision", b.cfg.ID(), err)
 	}
 	if len(argv) > 0 {
 		cmd = argv

@@ -2,7 +2,6 @@ package container
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -82,7 +81,7 @@ func TestForeignContainerSurvives(t *testing.T) {
 	ctx := testContext(t)
 	refused := func(op, name string, err error) {
 		t.Helper()
-		if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Quote(name)) ||
+		if !agentruntime.IsKind(err, agentruntime.KindConflict) || !strings.Contains(err.Error(), strconv.Quote(name)) ||
 			!strings.Contains(err.Error(), "was not created for this agent") {
 			t.Errorf("%s beside the foreign container %s = %v, want a conflict saying the container is not the agent's", op, name, err)
 		}

@@ -3,7 +3,6 @@ package container
 import (
 	"archive/tar"
 	"bytes"
-	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -71,7 +70,7 @@ func TestBaseImageCheckedAtPlan(t *testing.T) {
 
 func checkImageError(t *testing.T, op string, err error, wantSetting string, want []string) {
 	t.Helper()
-	if !errors.Is(err, agentruntime.ErrInvalidConfig) {
+	if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) {
 		t.Fatalf("%s = %v, want an invalid config error", op, err)
 	}
 	if got := agentruntime.SettingOf(err); got != wantSetting {
@@ -94,19 +93,19 @@ func TestPullFailures(t *testing.T) {
 		// registry serves the test's registry; nil for one the test names.
 		registry func(w http.ResponseWriter, r *http.Request)
 		ref      string // with a registry, the repository and tag under it
-		kind     error
+		kind     agentruntime.Kind
 		want     []string
 		// plainHTTP: the engine must pull over plain HTTP from 127.0.0.1,
 		// which Docker does and Podman refuses unless configured to.
 		plainHTTP bool
 	}{
-		{name: "unresolvable", ref: "registry.invalid/a2a/agent:1", kind: agentruntime.ErrBackend,
+		{name: "unresolvable", ref: "registry.invalid/a2a/agent:1", kind: agentruntime.KindBackend,
 			want: []string{"cannot reach the registry registry.invalid", "logging in would not help", "DNS"}},
-		{name: "refused connection", ref: closedPortRegistry(t) + "/a2a/agent:1", kind: agentruntime.ErrBackend,
+		{name: "refused connection", ref: closedPortRegistry(t) + "/a2a/agent:1", kind: agentruntime.KindBackend,
 			want: []string{"cannot reach the registry 127.0.0.1:", "logging in would not help"}},
-		{name: "denied", registry: deniedRegistry, ref: "a2a/agent:1", kind: agentruntime.ErrInvalidConfig, plainHTTP: true,
+		{name: "denied", registry: deniedRegistry, ref: "a2a/agent:1", kind: agentruntime.KindInvalidConfig, plainHTTP: true,
 			want: []string{"refused to let the engine pull", "docker login 127.0.0.1:"}},
-		{name: "no such image", registry: emptyRegistry, ref: "a2a/agent:1", kind: agentruntime.ErrInvalidConfig, plainHTTP: true,
+		{name: "no such image", registry: emptyRegistry, ref: "a2a/agent:1", kind: agentruntime.KindInvalidConfig, plainHTTP: true,
 			want: []string{"has no image", "check the name and tag"}},
 	}
 	for _, tt := range tests {
@@ -121,8 +120,8 @@ func TestPullFailures(t *testing.T) {
 				ref = strings.TrimPrefix(srv.URL, "http://") + "/" + ref
 			}
 			err := rt.ensureImage(testContext(t), ref, "always", "the test")
-			if !errors.Is(err, tt.kind) {
-				t.Fatalf("pull %s = %v, want a %v", ref, err, tt.kind)
+			if !agentruntime.IsKind(err, tt.kind) {
+				t.Fatalf("pull %s = %v, want an error of kind %d", ref, err, tt.kind)
 			}
 			for _, w := range append([]string{`"` + ref + `" (named by the test)`}, tt.want...) {
 				if !strings.Contains(err.Error(), w) {

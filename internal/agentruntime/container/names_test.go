@@ -107,13 +107,13 @@ func TestOldNamedAgentIsManaged(t *testing.T) {
 
 	// Removed by hand, it reads damaged; destroy leaves nothing of it.
 	docker(t, "rm", "-f", fresh.containerName(a.ID))
-	if _, err := fresh.Get(ctx, a.ID); !errors.Is(err, agentruntime.ErrDamaged) {
+	if _, err := fresh.Get(ctx, a.ID); !agentruntime.IsKind(err, agentruntime.KindDamaged) {
 		t.Errorf("Get of the agent whose container is gone = %v, want damaged", err)
 	}
 	if err := fresh.Deprovision(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fresh.Get(ctx, a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+	if _, err := fresh.Get(ctx, a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		t.Errorf("Get after Deprovision = %v, want not found", err)
 	}
 	left, err := statedirtest.Leftovers(opts.StateDir.Join("."))

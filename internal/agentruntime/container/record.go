@@ -147,7 +147,7 @@ func (r *Runtime) removeIntent(op, id string) error {
 	temps, _ := filepath.Glob(r.opts.StateDir.Join(recordDir, "."+r.containerName(id)+".json.tmp-*"))
 	for _, f := range append(temps, r.opts.StateDir.Join(intentFile(r.containerName(id)))) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+			return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 		}
 	}
 	return nil

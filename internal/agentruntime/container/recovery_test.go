@@ -24,7 +24,7 @@ func TestRemovedContainerKeepsPort(t *testing.T) {
 	a := provisionStarted(t, rt, spec)
 	docker(t, "rm", "-f", rt.containerName(a.ID))
 	// Still tracked, as damaged: a plan provisions it again.
-	if _, err := rt.Get(testContext(t), a.ID); !errors.Is(err, agentruntime.ErrDamaged) || !strings.Contains(err.Error(), strconv.Itoa(a.Port)) {
+	if _, err := rt.Get(testContext(t), a.ID); !agentruntime.IsKind(err, agentruntime.KindDamaged) || !strings.Contains(err.Error(), strconv.Itoa(a.Port)) {
 		t.Errorf("Get of an agent whose container is gone = %v, want damaged, naming its port %d", err, a.Port)
 	}
 	again := provisionStarted(t, rt, spec)
@@ -48,13 +48,13 @@ func TestRemovalCutShortIsFinished(t *testing.T) {
 	rt := newRuntime(t, opts)
 	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Cut Removal Agent")})
 	docker(t, "rm", "-f", rt.containerName(a.ID))
-	if _, err := rt.Get(testContext(t), a.ID); !errors.Is(err, agentruntime.ErrDamaged) {
+	if _, err := rt.Get(testContext(t), a.ID); !agentruntime.IsKind(err, agentruntime.KindDamaged) {
 		t.Fatalf("Get after the cut removal = %v, want damaged", err)
 	}
 	if err := rt.Deprovision(testContext(t), a.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Get(testContext(t), a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+	if _, err := rt.Get(testContext(t), a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		t.Errorf("Get after Deprovision = %v, want not found", err)
 	}
 	left, err := statedirtest.Leftovers(opts.StateDir.Join("."))
@@ -137,7 +137,7 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 	}
 	id := agentconfig.Slug("Orphaned Create")
 	other := agentruntime.Spec{Config: agentConfig("Orphaned Create", "# another config"), CreateOnly: true}
-	if _, err := rt.Provision(ctx, other); !errors.Is(err, agentruntime.ErrConflict) {
+	if _, err := rt.Provision(ctx, other); !agentruntime.IsKind(err, agentruntime.KindConflict) {
 		t.Fatalf("a create of another spec = %v, want it refused as existing", err)
 	}
 	if got, err := rt.Get(ctx, id); err != nil || !got.Unclaimed {
@@ -149,7 +149,7 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 	// This process is the creator now, and lives.
 	otherProcess := opts
 	otherProcess.StateDir = statedirtest.Open(t, opts.StateDir.Path())
-	if _, err := newRuntime(t, otherProcess).Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
+	if _, err := newRuntime(t, otherProcess).Provision(ctx, spec); !agentruntime.IsKind(err, agentruntime.KindConflict) {
 		t.Fatalf("a create while the creator lives = %v, want it refused as existing", err)
 	}
 	if err := rt.Claim(ctx, id); err != nil {
@@ -158,7 +158,7 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 	if got, err := rt.Get(ctx, id); err != nil || got.Unclaimed {
 		t.Fatalf("Get after Claim = %+v, %v; want the agent claimed", got, err)
 	}
-	if _, err := rt.Provision(ctx, spec); !errors.Is(err, agentruntime.ErrConflict) {
+	if _, err := rt.Provision(ctx, spec); !agentruntime.IsKind(err, agentruntime.KindConflict) {
 		t.Fatalf("a create after the claim = %v, want it refused as existing", err)
 	}
 	if err := rt.Deprovision(ctx, id); err != nil {

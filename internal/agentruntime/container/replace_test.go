@@ -2,7 +2,6 @@ package container
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -103,7 +102,7 @@ func TestRestartLoopFailsStart(t *testing.T) {
 	// the result says whether the wait ended on a failed start or ran out.
 	wait, cancel := context.WithTimeout(ctx, 45*time.Second)
 	defer cancel()
-	if h, err := agentruntime.WaitHealthy(wait, rt, a.ID); !errors.Is(err, agentruntime.ErrSpawnFailure) {
+	if h, err := agentruntime.WaitHealthy(wait, rt, a.ID); !agentruntime.IsKind(err, agentruntime.KindSpawnFailure) {
 		t.Fatalf("WaitHealthy of an agent whose host exits at start = %s, %v; want a start failure", h, err)
 	}
 	logs, err := rt.Logs(ctx, a.ID, 20)
@@ -266,7 +265,7 @@ func TestNetworkMissing(t *testing.T) {
 	// The engine's reason: "network <name> not found" from Docker, "unable
 	// to find network with name or ID <name>: network not found" from Podman.
 	msg := fmt.Sprint(err)
-	if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(msg, opts.Network) || !strings.Contains(msg, "not found") ||
+	if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(msg, opts.Network) || !strings.Contains(msg, "not found") ||
 		strings.Contains(msg, "no container for the agent") {
 		t.Errorf("Provision and Start on a missing network = %v, want invalid config with the engine's reason naming %s", err, opts.Network)
 	}

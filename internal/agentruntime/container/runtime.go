@@ -56,7 +56,7 @@ var _ agentruntime.Runtime = (*Runtime)(nil)
 func New(ctx context.Context, opts Options) (*Runtime, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "configure container runtime", "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, "configure container runtime", "", err)
 	}
 	if o.StateDir == nil {
 		return nil, errors.New("container runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
@@ -71,7 +71,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	addr := chooseEngine(o)
 	cli, err := connect(o, addr)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, "configure container runtime", "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, "configure container runtime", "", err)
 	}
 	r := &Runtime{opts: o, engine: addr, cli: cli}
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
@@ -147,7 +147,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, agentruntime.ExistsError("provision", id)
 		}
 		if err := r.opts.StateDir.HoldCreator(ctx, r.creatorKey(id)); err != nil {
-			return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, "provision", id, err, "")
+			return agentruntime.Agent{}, agentruntime.Wrap(agentruntime.KindBackend, "provision", id, err)
 		}
 	}
 	if b.image, err = r.imageFor(ctx, p.Config); err != nil {
@@ -543,7 +543,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	// file that nothing tracks. A create of the same id in that moment finds
 	// the intent and is refused as a conflict.
 	if err := lock.Remove(); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return r.removeIntent(op, id)
 }

@@ -3,7 +3,6 @@ package container
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -50,7 +49,7 @@ func TestEngineOverSSH(t *testing.T) {
 				_ = rt.Close()
 				t.Fatalf("New over %s succeeded, want it refused", tt.host)
 			}
-			if !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), tt.host) || !strings.Contains(err.Error(), tt.mention) {
+			if !agentruntime.IsKind(err, agentruntime.KindBackend) || !strings.Contains(err.Error(), tt.host) || !strings.Contains(err.Error(), tt.mention) {
 				t.Errorf("New over %s = %v, want a backend error naming the host and %q", tt.host, err, tt.mention)
 			}
 		})

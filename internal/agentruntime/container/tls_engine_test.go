@@ -9,7 +9,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"io"
 	"math/big"
 	"net"
@@ -83,7 +82,7 @@ func TestEngineOverTLS(t *testing.T) {
 				_ = rt.Close()
 				t.Fatalf("New over TLS with %s succeeded, want it refused", tt.name)
 			}
-			if !errors.Is(err, agentruntime.ErrBackend) || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), tt.mention) {
+			if !agentruntime.IsKind(err, agentruntime.KindBackend) || !strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), tt.mention) {
 				t.Errorf("New over TLS with %s = %v, want a backend error naming %s and %q", tt.name, err, host, tt.mention)
 			}
 		})

@@ -1,7 +1,6 @@
 package contracttest
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
@@ -18,14 +17,14 @@ func testPendingAllowlist(t *testing.T, h Harness) {
 	if _, err := rt.Check(ctx(t), pending); err != nil {
 		t.Errorf("Check with the allowlist pending = %v, want success: the env is checked once the allowlist is known", err)
 	}
-	if _, err := rt.Check(ctx(t), agentruntime.Spec{Config: raw}); !errors.Is(err, agentruntime.ErrDisallowedEnv) {
+	if _, err := rt.Check(ctx(t), agentruntime.Spec{Config: raw}); !agentruntime.IsKind(err, agentruntime.KindDisallowedEnv) {
 		t.Errorf("Check with no allowlist = %v, want disallowed env", err)
 	}
 	bad := agentruntime.Spec{Config: []byte("[agent]\nname = \"x\"\ncolour = \"red\"\n"), AllowlistPending: true}
-	if _, err := rt.Check(ctx(t), bad); !errors.Is(err, agentruntime.ErrInvalidConfig) {
+	if _, err := rt.Check(ctx(t), bad); !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) {
 		t.Errorf("Check of an invalid config with the allowlist pending = %v, want invalid config", err)
 	}
-	if _, err := rt.Provision(ctx(t), pending); !errors.Is(err, agentruntime.ErrInvalidConfig) {
+	if _, err := rt.Provision(ctx(t), pending); !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) {
 		t.Errorf("Provision with the allowlist pending = %v, want invalid config", err)
 	}
 	assertAbsent(t, rt, "contract-pending")

@@ -229,7 +229,7 @@ func testStartTwice(t *testing.T, h Harness) {
 	a := provision(t, h, rt, "Contract Start Twice")
 	startHealthy(t, rt, a.ID)
 	err := rt.Start(ctx(t), a.ID)
-	if !errors.Is(err, agentruntime.ErrAlreadyRunning) {
+	if !agentruntime.IsKind(err, agentruntime.KindAlreadyRunning) {
 		t.Errorf("second Start = %v, want already running", err)
 	}
 	wantHealth(t, rt, a.ID, agentruntime.HealthHealthy)
@@ -248,7 +248,7 @@ func testUnknownID(t *testing.T, h Harness) {
 	for name, op := range ops {
 		t.Run(name, func(t *testing.T) {
 			err := op(ctx(t))
-			if !errors.Is(err, agentruntime.ErrNotFound) {
+			if !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 				t.Fatalf("%s of an unknown id = %v, want not found", name, err)
 			}
 			if !strings.Contains(err.Error(), id) {
@@ -279,7 +279,7 @@ func testInvalidConfig(t *testing.T, h Harness) {
 				"Provision": func() error { _, err := rt.Provision(ctx(t), spec); return err },
 			} {
 				err := call()
-				if !errors.Is(err, agentruntime.ErrInvalidConfig) {
+				if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) {
 					t.Fatalf("%s = %v, want invalid config", op, err)
 				}
 				if !strings.Contains(err.Error(), tt.mention) {
@@ -383,7 +383,7 @@ func testCreateOnly(t *testing.T, h Harness) {
 	first := provisionSpec(t, rt, agentruntime.Spec{Config: h.Config("Contract Create Only"), CreateOnly: true})
 	again := append(h.Config("Contract Create Only"), "\n# another config\n"...)
 	_, err := rt.Provision(ctx(t), agentruntime.Spec{Config: again, CreateOnly: true})
-	if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), first.ID) || !strings.Contains(err.Error(), "already exists") {
+	if !agentruntime.IsKind(err, agentruntime.KindConflict) || !strings.Contains(err.Error(), first.ID) || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("CreateOnly Provision of an existing id = %v, want a conflict saying %s already exists", err, first.ID)
 	}
 	got, err := rt.Get(ctx(t), first.ID)
@@ -431,7 +431,7 @@ func testConcurrentCreates(t *testing.T, h Harness) {
 					t.Errorf("cleanup: Deprovision %s: %v", ids[i], err)
 				}
 			})
-		case !errors.Is(err, agentruntime.ErrConflict):
+		case !agentruntime.IsKind(err, agentruntime.KindConflict):
 			t.Errorf("creator %d: Provision = %v, want success or a conflict", i, err)
 		}
 	}
@@ -620,7 +620,7 @@ func testDeprovision(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	assertAbsent(t, rt, a.ID)
-	if _, err := rt.Get(ctx(t), a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+	if _, err := rt.Get(ctx(t), a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		t.Errorf("Get after Deprovision = %v, want not found", err)
 	}
 	if err := rt.Deprovision(ctx(t), a.ID); err != nil {

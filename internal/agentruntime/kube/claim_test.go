@@ -59,7 +59,7 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 				"a create from another state dir": {newRuntime(t, withStateDir(opts, statedirtest.Open(t, t.TempDir()))), orphanSpec()},
 			}
 			for what, c := range refused {
-				if _, err := c.rt.Provision(ctx, c.spec); !errors.Is(err, agentruntime.ErrConflict) {
+				if _, err := c.rt.Provision(ctx, c.spec); !agentruntime.IsKind(err, agentruntime.KindConflict) {
 					t.Fatalf("%s = %v, want it refused as existing", what, err)
 				}
 			}
@@ -75,7 +75,7 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 
 			// This process is its creator now, and lives.
 			sameDir := newRuntime(t, withStateDir(opts, statedirtest.Open(t, opts.StateDir.Path())))
-			if _, err := sameDir.Provision(ctx, orphanSpec()); !errors.Is(err, agentruntime.ErrConflict) {
+			if _, err := sameDir.Provision(ctx, orphanSpec()); !agentruntime.IsKind(err, agentruntime.KindConflict) {
 				t.Fatalf("a create while the creator lives = %v, want it refused as existing", err)
 			}
 			if err := rt.Claim(ctx, id); err != nil {
@@ -84,7 +84,7 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 			if got, err := rt.Get(ctx, id); err != nil || got.Unclaimed {
 				t.Fatalf("Get after Claim = %+v, %v; want the agent claimed", got, err)
 			}
-			if _, err := rt.Provision(ctx, orphanSpec()); !errors.Is(err, agentruntime.ErrConflict) {
+			if _, err := rt.Provision(ctx, orphanSpec()); !agentruntime.IsKind(err, agentruntime.KindConflict) {
 				t.Fatalf("a create after the claim = %v, want it refused as existing", err)
 			}
 			if err := rt.Deprovision(ctx, id); err != nil {

@@ -283,7 +283,7 @@ func (r *Runtime) rollBack(ctx context.Context, op string, before *appsv1.Deploy
 	id := before.Labels[labelAgentID]
 	var rerr *agentruntime.Error
 	if !errors.As(cause, &rerr) {
-		rerr = agentruntime.Errorf(agentruntime.KindBackend, op, id, cause, "")
+		rerr = agentruntime.Wrap(agentruntime.KindBackend, op, id, cause)
 	}
 	failure := &agentruntime.RolloutError{Err: rerr}
 	if pods, err := r.pods(ctx, op, id); err == nil {

@@ -74,7 +74,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	const op = "configure kubernetes runtime"
 	o, err := opts.withDefaults()
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, op, "", err)
 	}
 	if o.StateDir == nil {
 		return nil, errors.New("kubernetes runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
@@ -93,15 +93,15 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	cfg.QPS, cfg.Burst = 50, 100
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, op, "", err)
 	}
 	proxy, err := rest.HTTPClientFor(cfg)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, op, "", err)
 	}
 	dirID, err := o.StateDir.ID(ctx)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindBackend, op, "", err)
 	}
 	r := &Runtime{opts: o, stateDirID: dirID, rest: cfg, cs: cs, proxy: proxy}
 	_, err = cs.CoreV1().Namespaces().Get(ctx, o.Namespace, metav1.GetOptions{})
@@ -645,7 +645,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	r.releaseCreator(ctx, id)
 	// The agent is gone for good, and its lock file with it.
 	if err := lock.Remove(); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return nil
 }

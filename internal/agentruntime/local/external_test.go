@@ -120,17 +120,17 @@ func TestExternalAgentFailures(t *testing.T) {
 	rt := newRuntime(t, t.TempDir())
 	t.Run("missing executable", func(t *testing.T) {
 		_, err := rt.Provision(bg, agentruntime.Spec{Config: externalConfig("missing", `["./no-such-agent"]`, fmt.Sprintf("working_dir = %q\n", work))})
-		if !errors.Is(err, agentruntime.ErrInvalidConfig) || !strings.Contains(err.Error(), "no-such-agent") {
+		if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(err.Error(), "no-such-agent") {
 			t.Fatalf("Provision of a missing program = %v, want invalid config naming it", err)
 		}
-		if _, err := rt.Get(bg, "missing"); !errors.Is(err, agentruntime.ErrNotFound) {
+		if _, err := rt.Get(bg, "missing"); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 			t.Errorf("a refused agent is recorded: Get = %v", err)
 		}
 	})
 	t.Run("exits at once", func(t *testing.T) {
 		a := provisionOnly(t, rt, agentruntime.Spec{Config: externalConfig("quitter", fmt.Sprintf(`[%q, "serve"]`, bin), "")})
 		err := rt.Start(bg, a.ID)
-		if !errors.Is(err, agentruntime.ErrSpawnFailure) {
+		if !agentruntime.IsKind(err, agentruntime.KindSpawnFailure) {
 			t.Fatalf("Start of a program that exits at once = %v, want a spawn failure", err)
 		}
 		logs, _ := rt.Logs(bg, a.ID, 5)

@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -256,7 +255,7 @@ func TestStartRefusesConfigNotRecorded(t *testing.T) {
 			a := provisionOnly(t, rt, agentruntime.Spec{Config: original})
 			tt.mismatch(t, rt, a.ID)
 			err := rt.Start(bg, a.ID)
-			if !errors.Is(err, agentruntime.ErrDamaged) {
+			if !agentruntime.IsKind(err, agentruntime.KindDamaged) {
 				t.Fatalf("Start = %v, want the agent reported damaged", err)
 			}
 			for _, want := range []string{rt.dir.Join(configFile(a.ID)), tt.mention, "terraform apply provisions the agent afresh"} {
@@ -265,7 +264,7 @@ func TestStartRefusesConfigNotRecorded(t *testing.T) {
 				}
 			}
 			wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
-			if got, err := rt.Get(bg, a.ID); !errors.Is(err, agentruntime.ErrDamaged) || got.Config != nil {
+			if got, err := rt.Get(bg, a.ID); !agentruntime.IsKind(err, agentruntime.KindDamaged) || got.Config != nil {
 				t.Errorf("Get = config %q, %v; want no config read back, the agent reported damaged", got.Config, err)
 			}
 			if _, err := rt.Provision(bg, agentruntime.Spec{Config: original}); err != nil {
@@ -320,7 +319,7 @@ func TestPortInUse(t *testing.T) {
 		port := l.Addr().(*net.TCPAddr).Port
 		a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Port Taken", fmt.Sprintf("[server]\nhttp_port = %d\n", port))})
 		err = rt.Start(bg, a.ID)
-		if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
+		if !agentruntime.IsKind(err, agentruntime.KindConflict) || !strings.Contains(err.Error(), strconv.Itoa(port)) {
 			t.Fatalf("Start on a taken port = %v, want a conflict naming port %d", err, port)
 		}
 		wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
@@ -329,7 +328,7 @@ func TestPortInUse(t *testing.T) {
 		holder := provisionAndStart(t, rt, agentConfig("Port Holder", ""))
 		a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Port Seeker", fmt.Sprintf("[server]\nhttp_port = %d\n", holder.Port))})
 		err := rt.Start(bg, a.ID)
-		if !errors.Is(err, agentruntime.ErrConflict) || !strings.Contains(err.Error(), strconv.Itoa(holder.Port)) ||
+		if !agentruntime.IsKind(err, agentruntime.KindConflict) || !strings.Contains(err.Error(), strconv.Itoa(holder.Port)) ||
 			!strings.Contains(err.Error(), holder.ID) {
 			t.Fatalf("Start on an agent's port = %v, want a conflict naming port %d and agent %s", err, holder.Port, holder.ID)
 		}
@@ -434,7 +433,7 @@ func TestExitAtOnce(t *testing.T) {
 	}
 	a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Doomed", "")})
 	err = rt.Start(bg, a.ID)
-	if !errors.Is(err, agentruntime.ErrSpawnFailure) || !strings.Contains(err.Error(), rt.dir.Join(logFile(a.ID))) {
+	if !agentruntime.IsKind(err, agentruntime.KindSpawnFailure) || !strings.Contains(err.Error(), rt.dir.Join(logFile(a.ID))) {
 		t.Fatalf("Start = %v, want a spawn failure naming the log", err)
 	}
 	lines, err := rt.Logs(bg, a.ID, 20)
@@ -653,7 +652,7 @@ func TestGetSweepsLockOfAgentGone(t *testing.T) {
 	if left, err := statedirtest.Leftovers(dir); err != nil || len(left) != 1 {
 		t.Fatalf("after the cut-short deprovision the state dir holds %v (%v), want the agent's lock file alone", left, err)
 	}
-	if _, err := rt.Get(bg, a.ID); !errors.Is(err, agentruntime.ErrNotFound) {
+	if _, err := rt.Get(bg, a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		t.Fatalf("Get = %v, want not found", err)
 	}
 	if left, err := statedirtest.Leftovers(dir); err != nil || len(left) > 0 {

@@ -154,8 +154,8 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec, err := r.load(op, id)
 	found := err == nil
 	switch {
-	case errors.Is(err, agentruntime.ErrNotFound):
-	case errors.Is(err, agentruntime.ErrDamaged):
+	case agentruntime.IsKind(err, agentruntime.KindNotFound):
+	case agentruntime.IsKind(err, agentruntime.KindDamaged):
 		noneRan = false
 	case err != nil:
 		return agentruntime.Agent{}, err
@@ -220,7 +220,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	crashpoint.Hit("local-provision-recorded")
 	if err := r.dir.WriteFile(configFile(id), spec.Config); err != nil {
-		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return agentruntime.Agent{}, agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	crashpoint.Hit("local-provision-configured")
 	return r.view(ctx, rec, slices.Clone(spec.Config)), nil
@@ -273,7 +273,7 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	cmd, err := r.agentCommand(ctx, rec, raw)
 	if err != nil {
 		r.appendLog(id, "cannot start the agent: %v", err)
-		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "")
+		return nil, nil, agentruntime.Wrap(agentruntime.KindSpawnFailure, op, id, err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own session: no terminal signal or provider exit reaches it, and
@@ -301,7 +301,7 @@ func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan s
 	if statErr != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		r.abandonSpawn(op, rec)
-		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, statErr, "")
+		return nil, nil, agentruntime.Wrap(agentruntime.KindSpawnFailure, op, id, statErr)
 	}
 	rec.process = process{PID: pid, StartTime: start, BootID: bootID(), ConfigSHA256: rec.ConfigSHA256}
 	if err := r.saveProcess(op, rec); err != nil {
@@ -453,7 +453,7 @@ func (r *Runtime) clearProcess(ctx context.Context, op, id string, pid int, star
 	}
 	defer lock.Unlock()
 	rec, err := r.load(op, id)
-	if errors.Is(err, agentruntime.ErrNotFound) {
+	if agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -535,7 +535,7 @@ func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime
 // A record whose config file is missing or was changed is damaged.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	rec, err := r.load("get", id)
-	if errors.Is(err, agentruntime.ErrNotFound) && agentconfig.Slug(id) == id {
+	if agentruntime.IsKind(err, agentruntime.KindNotFound) && agentconfig.Slug(id) == id {
 		// A deprovision cut short after it removed the record, but before
 		// its lock file went, leaves that file with nothing to track it:
 		// the next look that finds the agent gone sweeps it.
@@ -668,7 +668,7 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 	}
 	lines, err := tailLines(ctx, r.dir, logFile(rec.ID), tail)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, "logs", id, err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindBackend, "logs", id, err)
 	}
 	return lines, nil
 }
@@ -685,7 +685,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	}
 	err := r.Stop(ctx, id)
 	switch {
-	case err == nil, errors.Is(err, agentruntime.ErrNotFound), errors.Is(err, agentruntime.ErrDamaged):
+	case err == nil, agentruntime.IsKind(err, agentruntime.KindNotFound), agentruntime.IsKind(err, agentruntime.KindDamaged):
 		// A missing or damaged record names no process; the table does.
 		if err := r.stopStrays(ctx, op, id); err != nil {
 			return err
@@ -718,7 +718,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	}
 	for i, f := range []string{processFile(id), configFile(id), logFile(id), recordFile(id)} {
 		if err := r.dir.Remove(f); err != nil {
-			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+			return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 		}
 		if i == 1 {
 			crashpoint.Hit("local-deprovision-removing")
@@ -733,7 +733,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 // removeSecrets deletes the agent's write-only values.
 func (r *Runtime) removeSecrets(op, id string) error {
 	if err := r.secrets.Remove(id); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return nil
 }
@@ -759,7 +759,7 @@ func (r *Runtime) Claim(ctx context.Context, id string) error {
 // releases it.
 func (r *Runtime) removeLock(op, id string, lock *statedir.KeyLock) error {
 	if err := lock.Remove(); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return nil
 }

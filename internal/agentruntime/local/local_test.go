@@ -4,7 +4,6 @@ package local
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,7 +36,7 @@ func TestContract(t *testing.T) {
 				"Provision": func() error { _, err := rt.Provision(context.Background(), spec); return err },
 			} {
 				err := call()
-				if !errors.Is(err, agentruntime.ErrUnsupported) {
+				if !agentruntime.IsKind(err, agentruntime.KindUnsupported) {
 					t.Fatalf("%s of a config with an image = %v, want unsupported", op, err)
 				}
 				if !strings.Contains(err.Error(), "container {}") {

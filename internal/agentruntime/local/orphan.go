@@ -59,7 +59,7 @@ func (r *Runtime) stopOrphan(ctx context.Context, op, id string, noneRan bool) e
 	}
 	// Whatever it named is gone now; the new agent has not been started.
 	if err := r.dir.Remove(processFile(id)); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return nil
 }

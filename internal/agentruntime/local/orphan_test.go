@@ -3,7 +3,6 @@
 package local
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -111,7 +110,7 @@ func TestStateDirReplacedUnderRunningAgents(t *testing.T) {
 			})
 
 			_, err = newRuntime(t, path).Provision(bg, agentruntime.Spec{Config: config})
-			if !errors.Is(err, agentruntime.ErrUnmanaged) {
+			if !agentruntime.IsKind(err, agentruntime.KindUnmanaged) {
 				t.Fatalf("Provision in the state dir made in the old one's place = %v, want it refused as unmanaged", err)
 			}
 			for _, want := range []string{"still runs", path, "set state_dir", "kill -TERM"} {

@@ -30,7 +30,7 @@ func (r *Runtime) choosePort(ctx context.Context, op, id, host string, preferred
 	}
 	port, err := agentruntime.FreePort(ctx, host, func(port int) bool { return held[port] })
 	if err != nil {
-		return 0, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return 0, agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return port, nil
 }

@@ -200,11 +200,11 @@ func (r *Runtime) publish(op string, rec *record) (sync func() error, err error)
 	}
 	syncFile, err := r.dir.WriteFileSyncLater(recordFile(rec.ID), data)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindBackend, op, rec.ID, err)
 	}
 	return func() error {
 		if err := syncFile(); err != nil {
-			return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+			return agentruntime.Wrap(agentruntime.KindBackend, op, rec.ID, err)
 		}
 		return nil
 	}, nil
@@ -218,7 +218,7 @@ func (r *Runtime) saveProcess(op string, rec *record) error {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "encode process")
 	}
 	if err := r.dir.WriteFileUnsynced(processFile(rec.ID), data); err != nil {
-		return agentruntime.Errorf(agentruntime.KindBackend, op, rec.ID, err, "")
+		return agentruntime.Wrap(agentruntime.KindBackend, op, rec.ID, err)
 	}
 	rec.Started = true
 	return nil
@@ -248,12 +248,12 @@ func (r *Runtime) heldPorts(op string) (map[int]bool, error) {
 func (r *Runtime) loadEach(op string, load func(op, id string) (*record, error)) ([]*record, error) {
 	ids, err := r.dir.Names(recordDir, ".json")
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, "", err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindBackend, op, "", err)
 	}
 	recs := make([]*record, 0, len(ids))
 	for _, id := range ids {
 		rec, err := load(op, id)
-		if errors.Is(err, agentruntime.ErrNotFound) || errors.Is(err, agentruntime.ErrDamaged) {
+		if agentruntime.IsKind(err, agentruntime.KindNotFound) || agentruntime.IsKind(err, agentruntime.KindDamaged) {
 			// Gone meanwhile, or damaged: a damaged record concerns its
 			// own agent only, whose operations report it.
 			continue
@@ -292,7 +292,7 @@ func (r *Runtime) lockAll(ctx context.Context, op, id string) (func(), error) {
 func (r *Runtime) lockDir(ctx context.Context, op, id string) (func(), error) {
 	unlock, err := r.dir.Lock(ctx)
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return unlock, nil
 }
@@ -301,7 +301,7 @@ func (r *Runtime) lockDir(ctx context.Context, op, id string) (func(), error) {
 func (r *Runtime) lockAgent(ctx context.Context, op, id string) (*statedir.KeyLock, error) {
 	lock, err := r.dir.LockKey(ctx, agentLockKey(id))
 	if err != nil {
-		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+		return nil, agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return lock, nil
 }

@@ -47,7 +47,7 @@ func (r *Runtime) temps(id string) []string {
 func (r *Runtime) removeTemps(op, id string) error {
 	for _, f := range r.temps(id) {
 		if err := r.dir.Remove(f); err != nil {
-			return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "")
+			return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 		}
 	}
 	return nil
@@ -69,7 +69,7 @@ func (r *Runtime) removeStrayTemps(ctx context.Context, op string) error {
 			return err
 		}
 		err = r.removeTemps(op, id)
-		if _, lerr := r.load(op, id); errors.Is(lerr, agentruntime.ErrNotFound) {
+		if _, lerr := r.load(op, id); agentruntime.IsKind(lerr, agentruntime.KindNotFound) {
 			// The temporary files were all that was left of the agent.
 			err = errors.Join(err, r.removeLock(op, id, lock))
 		}

@@ -2,7 +2,6 @@ package statedir
 
 import (
 	"context"
-	"errors"
 	"os"
 	"reflect"
 	"testing"
@@ -64,7 +63,7 @@ func TestAllowlistsRoundTrip(t *testing.T) {
 	if err := s.Delete(ctx, "llm"); err != nil {
 		t.Errorf("second Delete = %v, want success", err)
 	}
-	if _, err := s.Get(ctx, "llm"); !errors.Is(err, agentruntime.ErrNotFound) {
+	if _, err := s.Get(ctx, "llm"); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		t.Errorf("Get after Delete = %v, want not found", err)
 	}
 }
