@@ -1,30 +1,44 @@
 package crashpoint
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 )
 
-// TestOnlyTestBinariesCrash runs a program built without the testing
-// harness with A2A_CRASH_AT set: it reaches the point and goes on.
-func TestOnlyTestBinariesCrash(t *testing.T) {
-	cmd := exec.CommandContext(t.Context(), "go", "run", "./testdata/survivor")
-	cmd.Env = append(os.Environ(), EnvVar+"=release-point")
-	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "survived\n" {
-		t.Fatalf("a program that is no test binary, at its crash point: %v: %s; want it to go on", err, out)
-	}
-}
-
-func TestParse(t *testing.T) {
+// TestOnlyTaggedBuildsCrash builds a program that reaches a crash point
+// without the crashpoint tag, as the provider is released, and with it, as
+// the tests are built, and runs each with A2A_CRASH_AT naming the point:
+// the first goes on, the second dies there.
+func TestOnlyTaggedBuildsCrash(t *testing.T) {
 	for _, tt := range []struct {
-		in   string
-		name string
-		n    int64
-	}{{"a-b-c", "a-b-c", 1}, {"a-b-c:3", "a-b-c", 3}, {"a:0", "a", 1}, {"a:x", "a", 1}, {"", "", 1}} {
-		if name, n := parse(tt.in); name != tt.name || n != tt.n {
-			t.Errorf("parse(%q) = %q, %d; want %q, %d", tt.in, name, n, tt.name, tt.n)
-		}
+		name    string
+		tags    string
+		crashes bool
+	}{
+		{"without the tag, as released", "-tags=", false},
+		{"with the crashpoint tag, as tested", "-tags=crashpoint", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			bin := filepath.Join(t.TempDir(), "survivor")
+			build := exec.CommandContext(t.Context(), "go", "build", tt.tags, "-o", bin, "./testdata/survivor")
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("go build %s: %v\n%s", tt.tags, err, out)
+			}
+			cmd := exec.CommandContext(t.Context(), bin)
+			cmd.Env = append(os.Environ(), EnvVar+"=release-point")
+			out, err := cmd.CombinedOutput()
+			var exit *exec.ExitError
+			killed := errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+			switch {
+			case tt.crashes && !killed:
+				t.Fatalf("a build %s, at its crash point: %v: %s; want it killed there", tt.tags, err, out)
+			case !tt.crashes && (err != nil || string(out) != "survived\n"):
+				t.Fatalf("a build %s, at its crash point: %v: %s; want it to go on", tt.tags, err, out)
+			}
+		})
 	}
 }

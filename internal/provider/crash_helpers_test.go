@@ -143,6 +143,9 @@ func (w *crashWorld) mustSucceed(args ...string) string {
 // it reports whether the provider died there (the command failed).
 func (w *crashWorld) crashAt(point string, args ...string) bool {
 	w.t.Helper()
+	if !crashpoint.Enabled {
+		w.t.Fatal("this test binary has no crash points: build it with -tags crashpoint, as make test does")
+	}
 	out, code := w.terraform([]string{crashpoint.EnvVar + "=" + point}, args...)
 	if code == 0 {
 		return false

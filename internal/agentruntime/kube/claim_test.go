@@ -37,6 +37,9 @@ func TestCreateTakesOverDeadCreation(t *testing.T) {
 			opts := testOptions(t, newNamespace(t))
 			rt := newRuntime(t, opts)
 			ctx := testContext(t)
+			if tt.crashAt != "" && !crashpoint.Enabled {
+				t.Fatal("this test binary has no crash points: build it with -tags crashpoint, as make test does")
+			}
 			out, err := rerun.Run(t, partCreate, creatorNamespace+"="+opts.Namespace, creatorScope+"="+opts.Scope,
 				creatorStateDir+"="+opts.StateDir.Path(), crashpoint.EnvVar+"="+tt.crashAt)
 			switch {

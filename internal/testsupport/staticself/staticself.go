@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 )
 
@@ -71,8 +72,9 @@ func build() (string, error) {
 	}
 	out := filepath.Join(dir, filepath.Base(self))
 	// `go test` runs a test binary in its package's directory, so "." is
-	// the package the running binary was built from.
-	cmd := exec.CommandContext(context.Background(), "go", "test", "-c", "-vet=off", "-o", out, ".")
+	// the package the running binary was built from; its build tags, such
+	// as the crashpoint tag the fault-injection tests need, go with it.
+	cmd := exec.CommandContext(context.Background(), "go", "test", "-c", "-vet=off", "-tags="+buildTags(), "-o", out, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -81,6 +83,18 @@ func build() (string, error) {
 			self, err, log.String())
 	}
 	return out, nil
+}
+
+// buildTags are the build tags the running binary was built with.
+func buildTags() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "-tags" {
+				return s.Value
+			}
+		}
+	}
+	return ""
 }
 
 // isStatic reports whether path is an ELF binary that names no dynamic

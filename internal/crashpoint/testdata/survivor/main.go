@@ -1,5 +1,6 @@
 // Command survivor reaches a crash point, as the provider does, and says
-// it went on: built as a program, not as a test, it must never crash.
+// it went on: built without the crashpoint tag, as the provider is
+// released, it must never crash.
 package main
 
 import (
