@@ -12,17 +12,6 @@ type Address struct {
 	Port     int
 }
 
-// AddressPlanner is implemented by runtimes that can tell from a config
-// alone where its agent will be reached, so that a plan shows it.
-type AddressPlanner interface {
-	// PlannedAddress returns the address the agent of cfg will have once
-	// provisioned, and false when only provisioning can tell (a port the
-	// runtime allocates, an agent of its own that serves its card elsewhere).
-	// A zero Port is one only provisioning tells, where the endpoint does
-	// not depend on it.
-	PlannedAddress(cfg *agentconfig.Config) (Address, bool)
-}
-
 // FixedAddress is the address of an agent whose config fixes its port,
 // published on host unless the config advertises a URL of its own; false
 // when the runtime allocates the port.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -185,8 +186,6 @@ type Runtime interface {
 	Start(ctx context.Context, id string) error
 	// Stop stops the agent, gracefully first; stopping a stopped agent is success.
 	Stop(ctx context.Context, id string) error
-	// Health probes the agent now.
-	Health(ctx context.Context, id string) (Health, error)
 	// Get returns the agent with its current health.
 	Get(ctx context.Context, id string) (Agent, error)
 	// Recover finds agents started by earlier processes.
@@ -201,6 +200,12 @@ type Runtime interface {
 	// Identity names this runtime, so that an agent it started can be
 	// reached through it again whatever the provider block says later.
 	Identity() Identity
+	// PlannedAddress returns the address the agent of cfg will have once
+	// provisioned, so that a plan shows it, and false when only
+	// provisioning can tell (a port the runtime allocates, an agent of its
+	// own that serves its card elsewhere). A zero Port is one only
+	// provisioning tells, where the endpoint does not depend on it.
+	PlannedAddress(cfg *agentconfig.Config) (Address, bool)
 }
 
 // WaitHealthy polls until the agent is healthy, the context ends, or the

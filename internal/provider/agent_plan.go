@@ -392,13 +392,13 @@ func restartWarning(prior *agentModel) diag.Diagnostics {
 }
 
 // plannedAddress is where the runtime will publish the agent of cfg, when
-// the config alone tells (its http_port fixes the port).
+// the config alone tells (its http_port fixes the port); nothing without a
+// runtime, before the provider is configured.
 func plannedAddress(rt agentruntime.Runtime, cfg *agentconfig.Config) (agentruntime.Address, bool) {
-	planner, ok := rt.(agentruntime.AddressPlanner)
-	if !ok || cfg == nil {
+	if rt == nil || cfg == nil {
 		return agentruntime.Address{}, false
 	}
-	return planner.PlannedAddress(cfg)
+	return rt.PlannedAddress(cfg)
 }
 
 // checkedSpec is what the runtime's checks said of a planned spec.

@@ -78,7 +78,8 @@ func TestDisconnectedAgentRecovers(t *testing.T) {
 	}
 	ctx := testContext(t)
 	deadline := time.Now().Add(30 * time.Second)
-	for h, _ := rt.Health(ctx, a.ID); h == agentruntime.HealthHealthy; h, _ = rt.Health(ctx, a.ID) {
+	healthy := func() bool { got, _ := rt.Get(ctx, a.ID); return got.Health == agentruntime.HealthHealthy }
+	for healthy() {
 		if time.Now().After(deadline) {
 			t.Fatal("the agent cut off its network still reads healthy")
 		}

@@ -131,8 +131,8 @@ func TestReplaceRefusedKeepsAgent(t *testing.T) {
 	if after := inspectAgent(t, rt, a.ID).Container.ID; after != before {
 		t.Errorf("the agent's container is %s after the refused change, want %s kept", shortID(after), shortID(before))
 	}
-	if h, err := rt.Health(ctx, a.ID); h != agentruntime.HealthHealthy {
-		t.Errorf("Health after the refused change = %s, %v; want healthy", h, err)
+	if got, err := rt.Get(ctx, a.ID); got.Health != agentruntime.HealthHealthy {
+		t.Errorf("Get after the refused change: health %s, %v; want healthy", got.Health, err)
 	}
 	res, err := rt.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: client.Filters{}.Add("label", labelScope+"="+opts.Scope)})
 	if err != nil {

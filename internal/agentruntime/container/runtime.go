@@ -387,12 +387,6 @@ func (r *Runtime) stillUp(ctx context.Context, container string) bool {
 // stopAttempts bounds the stops of a container an engine keeps restarting.
 const stopAttempts = 3
 
-// Health probes the agent now.
-func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
-	a, err := r.Get(ctx, id)
-	return a.Health, err
-}
-
 // Get returns the agent as the engine sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	c, err := r.inspect(ctx, "get", id)

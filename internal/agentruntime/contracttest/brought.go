@@ -78,9 +78,9 @@ func testBroughtExitsAtOnce(t *testing.T, h Harness) {
 	if err := startThenWait(t, rt, a.ID); err == nil {
 		t.Fatal("start of a program that exits at once succeeded")
 	}
-	got, err := rt.Health(ctx(t), a.ID)
-	if err != nil || got == agentruntime.HealthHealthy {
-		t.Fatalf("Health after the failed start = %s, %v; want not healthy", got, err)
+	got, err := rt.Get(ctx(t), a.ID)
+	if err != nil || got.Health == agentruntime.HealthHealthy {
+		t.Fatalf("Get after the failed start: health %s, %v; want not healthy", got.Health, err)
 	}
 	if err := rt.Stop(ctx(t), a.ID); err != nil {
 		t.Fatalf("Stop: %v", err)

@@ -162,12 +162,12 @@ func startHealthy(t *testing.T, rt agentruntime.Runtime, id string) {
 
 func wantHealth(t *testing.T, rt agentruntime.Runtime, id string, want agentruntime.Health) {
 	t.Helper()
-	got, err := rt.Health(ctx(t), id)
+	a, err := rt.Get(ctx(t), id)
 	if err != nil {
-		t.Fatalf("Health %s: %v", id, err)
+		t.Fatalf("Get %s: %v", id, err)
 	}
-	if got != want {
-		t.Fatalf("Health %s = %s, want %s", id, got, want)
+	if a.Health != want {
+		t.Fatalf("Get %s: health %s, want %s", id, a.Health, want)
 	}
 }
 
@@ -239,11 +239,10 @@ func testUnknownID(t *testing.T, h Harness) {
 	rt := h.New(t)
 	const id = "contract-never-provisioned"
 	ops := map[string]func(context.Context) error{
-		"Start":  func(c context.Context) error { return rt.Start(c, id) },
-		"Stop":   func(c context.Context) error { return rt.Stop(c, id) },
-		"Health": func(c context.Context) error { _, err := rt.Health(c, id); return err },
-		"Get":    func(c context.Context) error { _, err := rt.Get(c, id); return err },
-		"Logs":   func(c context.Context) error { _, err := rt.Logs(c, id, 10); return err },
+		"Start": func(c context.Context) error { return rt.Start(c, id) },
+		"Stop":  func(c context.Context) error { return rt.Stop(c, id) },
+		"Get":   func(c context.Context) error { _, err := rt.Get(c, id); return err },
+		"Logs":  func(c context.Context) error { _, err := rt.Logs(c, id, 10); return err },
 	}
 	for name, op := range ops {
 		t.Run(name, func(t *testing.T) {

@@ -23,20 +23,15 @@ func testAdvertisedURLTrailingSlash(t *testing.T, h Harness) {
 	startHealthy(t, rt, a.ID)
 }
 
-// testPlannedAddress: a runtime that plans addresses plans exactly the
-// endpoint, card URL and port Provision then gives, and plans none for a
-// port it allocates itself.
+// testPlannedAddress: a runtime plans exactly the endpoint, card URL and
+// port Provision then gives, and plans none for a port it allocates itself.
 func testPlannedAddress(t *testing.T, h Harness) {
 	rt := h.New(t)
-	planner, ok := rt.(agentruntime.AddressPlanner)
-	if !ok {
-		t.Skip("the runtime plans no addresses: plans leave them unknown")
-	}
 	allocated, err := agentconfig.Parse(h.Config("Contract Allocated"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, ok := planner.PlannedAddress(allocated); ok {
+	if a, ok := rt.PlannedAddress(allocated); ok {
 		t.Errorf("PlannedAddress without http_port = %+v, but the port is only known once allocated", a)
 	}
 	raw := fmt.Appendf(h.Config("Contract Planned"), "\n[server]\nhttp_port = %d\n", a2acli.FreePort(t))
@@ -44,7 +39,7 @@ func testPlannedAddress(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planned, ok := planner.PlannedAddress(cfg)
+	planned, ok := rt.PlannedAddress(cfg)
 	if !ok {
 		t.Fatal("PlannedAddress with http_port set planned nothing")
 	}

@@ -461,12 +461,6 @@ func (r *Runtime) waitPodsGone(ctx context.Context, op, id string) error {
 	return nil
 }
 
-// Health probes the agent now.
-func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
-	a, err := r.Get(ctx, id)
-	return a.Health, err
-}
-
 // Get returns the agent as the cluster sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	const op = "get"

@@ -78,12 +78,12 @@ func pidOf(t *testing.T, a agentruntime.Agent) int {
 
 func wantHealth(t *testing.T, rt *Runtime, id string, want agentruntime.Health) {
 	t.Helper()
-	got, err := rt.Health(bg, id)
+	a, err := rt.Get(bg, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != want {
-		t.Fatalf("Health %s = %s, want %s", id, got, want)
+	if a.Health != want {
+		t.Fatalf("Get %s: health %s, want %s", id, a.Health, want)
 	}
 }
 
@@ -263,7 +263,15 @@ func TestStartRefusesConfigNotRecorded(t *testing.T) {
 					t.Errorf("Start error %q does not say %q", err, want)
 				}
 			}
-			wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
+			// The refused start started nothing: the record reads as
+			// provisioned, which Get, refusing the damaged agent, cannot say.
+			rec, err := rt.load("test", a.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, _ := health(bg, rec); h != agentruntime.HealthProvisioned {
+				t.Errorf("the record after the refused start reads %s, want %s", h, agentruntime.HealthProvisioned)
+			}
 			if got, err := rt.Get(bg, a.ID); !agentruntime.IsKind(err, agentruntime.KindDamaged) || got.Config != nil {
 				t.Errorf("Get = config %q, %v; want no config read back, the agent reported damaged", got.Config, err)
 			}

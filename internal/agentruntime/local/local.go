@@ -500,16 +500,6 @@ func (r *Runtime) appendLog(id, format string, args ...any) {
 	_, _ = fmt.Fprintf(f, "%s local runtime: %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
 }
 
-// Health is healthy when the recorded process is alive and its card answers.
-func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
-	rec, err := r.load("health", id)
-	if err != nil {
-		return "", err
-	}
-	h, _ := health(ctx, rec)
-	return h, nil
-}
-
 // health is the agent's health now, with what probing its card found
 // when it runs.
 func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime.CardCheck) {

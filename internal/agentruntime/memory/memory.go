@@ -143,12 +143,6 @@ func (r *Runtime) Stop(_ context.Context, id string) error {
 	return nil
 }
 
-// Health reports healthy for a running agent.
-func (r *Runtime) Health(ctx context.Context, id string) (agentruntime.Health, error) {
-	a, err := r.Get(ctx, id)
-	return a.Health, err
-}
-
 // Get returns the agent.
 func (r *Runtime) Get(_ context.Context, id string) (agentruntime.Agent, error) {
 	r.mu.Lock()
