@@ -49,24 +49,19 @@ func creationOf(d *appsv1.Deployment) (creation, bool) {
 	return c, marked && json.Unmarshal([]byte(raw), &c) == nil
 }
 
-// creatorKey names the agent's creator lock in the state dir.
-func (r *Runtime) creatorKey(id string) string {
-	return r.lockKey(id)
-}
-
 // takenOverBy reports whether a create-only provision that would make the
 // agent as want may take over its existing Deployment d: a create of that
 // very spec, from this state dir, made it, no one claimed it since, and
 // its creator has exited.
 func (r *Runtime) takenOverBy(ctx context.Context, id string, d *appsv1.Deployment, want creation) bool {
 	have, marked := creationOf(d)
-	return marked && have == want && r.opts.StateDir.CreatorGone(ctx, r.creatorKey(id))
+	return marked && have == want && r.opts.StateDir.CreatorGone(ctx, r.lockKey(id))
 }
 
 // holdCreator takes the agent's creator lock, for as long as this process
 // lives or until the agent is claimed or removed.
 func (r *Runtime) holdCreator(ctx context.Context, op, id string) error {
-	if err := r.opts.StateDir.HoldCreator(ctx, r.creatorKey(id)); err != nil {
+	if err := r.opts.StateDir.HoldCreator(ctx, r.lockKey(id)); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "take the creator lock of the agent")
 	}
 	return nil
@@ -75,7 +70,7 @@ func (r *Runtime) holdCreator(ctx context.Context, op, id string) error {
 // releaseCreator lets go of the agent's creator lock, and removes it from
 // the state dir unless a live creator holds it.
 func (r *Runtime) releaseCreator(ctx context.Context, id string) {
-	r.opts.StateDir.ReleaseCreator(ctx, r.creatorKey(id))
+	r.opts.StateDir.ReleaseCreator(ctx, r.lockKey(id))
 }
 
 // Claim records that the caller tracks the agent, so that no later create

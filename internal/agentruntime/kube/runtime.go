@@ -911,7 +911,7 @@ func (r *Runtime) clusterError(op, id string, err error) error {
 	}
 }
 
-// lockKey names the agent's lock in the state dir.
+// lockKey names the agent's lock in the state dir, and its creator lock.
 func (r *Runtime) lockKey(id string) string {
 	return "kube-" + r.opts.Namespace + "-" + r.objectName(id)
 }
@@ -920,7 +920,7 @@ func (r *Runtime) lockKey(id string) string {
 // deprovision cut short after it deleted the agent's last object, but
 // before its lock files went, leaves them with nothing to track them.
 func (r *Runtime) sweepLocks(ctx context.Context, id string) {
-	r.opts.StateDir.SweepCreator(ctx, r.creatorKey(id))
+	r.opts.StateDir.SweepCreator(ctx, r.lockKey(id))
 	r.opts.StateDir.SweepKey(ctx, r.lockKey(id))
 }
 

@@ -1,9 +1,6 @@
 package statedir
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // Creator locks tell an agent whose creator is still at work, or whose
 // creation Terraform may yet record, from one a create left behind when its
@@ -11,10 +8,6 @@ import (
 // creator lock until it exits, or until the agent is claimed or removed,
 // and the kernel lets go of it when the process dies, however it dies.
 // Only the processes sharing a state dir see each other's creator locks.
-
-// creatorProbe bounds the wait for a creator lock: a live creator holds it
-// for good, a dead one holds nothing.
-const creatorProbe = 100 * time.Millisecond
 
 // creatorKey is the lock key of the creator lock named key.
 func creatorKey(key string) string { return "creator-" + key }
@@ -34,20 +27,14 @@ func (d *Dir) HoldCreator(ctx context.Context, key string) error {
 }
 
 // CreatorGone reports whether no process holds the creator lock named key,
-// removing its file if so: its creator has exited, or there never was one.
-// A creator lock this process holds is never gone.
+// removing its file if so: its creator has exited, or there never was one
+// (no file, which it looks for before it tries the lock). A creator lock
+// this process holds is never gone.
 func (d *Dir) CreatorGone(ctx context.Context, key string) bool {
 	if _, mine := d.creators.Load(key); mine {
 		return false
 	}
-	probe, cancel := context.WithTimeout(ctx, creatorProbe)
-	defer cancel()
-	lock, err := d.LockKey(probe, creatorKey(key))
-	if err != nil {
-		return false
-	}
-	_ = lock.Remove()
-	return true
+	return d.sweep(ctx, creatorKey(key))
 }
 
 // ReleaseCreator lets go of the creator lock named key, its agent claimed

@@ -32,6 +32,15 @@ func TestCreatorGone(t *testing.T) {
 	creator, other := open(t, path), open(t, path)
 	lockFile := creator.Join(".locks", creatorKey("agent")+".lock")
 
+	// A creator lock that never was reads gone from a look at its file
+	// alone, which leaves the state dir as it was.
+	if !other.CreatorGone(ctx, "agent") {
+		t.Fatal("a creator lock that never was does not read gone")
+	}
+	if _, err := os.Stat(creator.Join(".locks")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("looking for a creator lock that never was made the lock dir: %v", err)
+	}
+
 	if err := creator.HoldCreator(ctx, "agent"); err != nil {
 		t.Fatal(err)
 	}

@@ -168,12 +168,22 @@ const sweepProbe = 100 * time.Millisecond
 // file went leaves that file for nothing to track; the next look that
 // finds the subject gone sweeps it.
 func (d *Dir) SweepKey(ctx context.Context, key string) {
+	d.sweep(ctx, key)
+}
+
+// sweep removes the lock file of key unless someone holds the lock, and
+// reports whether no one holds it: the file is not there, the cheap look
+// made first, or it was free and is removed.
+func (d *Dir) sweep(ctx context.Context, key string) bool {
 	if _, err := d.Stat(filepath.Join(".locks", key+".lock")); err != nil {
-		return
+		return errors.Is(err, fs.ErrNotExist)
 	}
 	probe, cancel := context.WithTimeout(ctx, sweepProbe)
 	defer cancel()
-	if lock, err := d.LockKey(probe, key); err == nil {
-		_ = lock.Remove()
+	lock, err := d.LockKey(probe, key)
+	if err != nil {
+		return false
 	}
+	_ = lock.Remove()
+	return true
 }
