@@ -16,7 +16,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/writeonly"
 )
 
 // Subcommand is the argument that selects the agent host.
@@ -75,7 +75,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // configure reads the flags and the agent config they name, expands
-// variables through secrets (the --env-file values, then this process's
+// variables through secrets (the write-only values, then this process's
 // environment), which remembers them for redaction, and applies the flag
 // overrides.
 func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*agentconfig.Config, error) {
@@ -86,7 +86,7 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 	host := fs.String(launch.HostFlag, "", "listen on `host`, overriding [server] host")
 	port := fs.Int(launch.PortFlag, 0, "listen on `port`, overriding [server] http_port; 0 picks a free port")
 	advertisedURL := fs.String(launch.AdvertisedURLFlag, "", "advertise `URL` as the endpoint, overriding [server] advertised_url")
-	envFile := fs.String(launch.EnvFileFlag, "",
+	writeOnlyFile := fs.String(launch.WriteOnlyFileFlag, "",
 		"read variables for ${VAR} from `file` (a JSON object of names to values), ahead of the environment")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -112,8 +112,8 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	writtenToken, writtenStore := cfg.Auth.BearerToken, cfg.Tasks.Store
-	if *envFile != "" {
-		values, err := secretfile.Read(*envFile)
+	if *writeOnlyFile != "" {
+		values, err := writeonly.Read(*writeOnlyFile)
 		if err != nil {
 			return nil, err
 		}

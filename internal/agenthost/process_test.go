@@ -229,18 +229,18 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestEnvFileValuesComeFirst starts the host the way the local adapter does
+// TestWriteOnlyValuesComeFirst starts the host the way the local adapter does
 // (launch.Host), passing write-only values in a file, which wins over the
 // environment, and whose values never reach the host's log.
-func TestEnvFileValuesComeFirst(t *testing.T) {
+func TestWriteOnlyValuesComeFirst(t *testing.T) {
 	port := freePort(t)
-	envFile := filepath.Join(t.TempDir(), "env.json")
-	if err := os.WriteFile(envFile, []byte(`{"GREETING": "from-the-file-7f3a"}`), 0o600); err != nil {
+	writeOnlyFile := filepath.Join(t.TempDir(), "env.json")
+	if err := os.WriteFile(writeOnlyFile, []byte(`{"GREETING": "from-the-file-7f3a"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	toml := "[agent]\nname = \"Greeter\"\ndescription = \"${GREETING}, ${PLACE}\"\n"
 	cardURL := "http://127.0.0.1:" + strconv.Itoa(port) + "/.well-known/agent-card.json"
-	host := launch.Host{ConfigFile: writeConfig(t, toml), EnvFile: envFile,
+	host := launch.Host{ConfigFile: writeConfig(t, toml), WriteOnlyFile: writeOnlyFile,
 		Owned: launch.Owned{Host: "127.0.0.1", Port: port, AdvertisedURL: "http://127.0.0.1:" + strconv.Itoa(port)}}
 	p := execHost(t, []string{"GREETING=from the environment", "PLACE=here"}, host.Args()...)
 	p.ready(t, toml)

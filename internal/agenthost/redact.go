@@ -36,8 +36,8 @@ type expansionRecorder struct {
 }
 
 func (e *expansionRecorder) lookup(name string) (string, bool) {
-	v, written := e.preferred[name]
-	ok := written
+	v, writeOnly := e.preferred[name]
+	ok := writeOnly
 	if !ok {
 		v, ok = os.LookupEnv(name)
 	}
@@ -45,7 +45,7 @@ func (e *expansionRecorder) lookup(name string) (string, bool) {
 	// is reached, which its card shows anyway: hiding them would only
 	// garble every line that names its address. A write-only value is
 	// hidden whatever its name.
-	public := !written && slices.Contains(launch.Variables, name)
+	public := !writeOnly && slices.Contains(launch.Variables, name)
 	if ok && len(v) >= minRedactedLength && !public {
 		e.mu.Lock()
 		if e.values == nil {

@@ -46,7 +46,7 @@ func (a *EnvAllowlist) Validate() error {
 // returns the variables to inject from the provider's environment: those the
 // config references and the allowlist allows, unless a write-only value of
 // the same name takes their place. Every disallowed reference is named.
-func CheckEnv(allow *EnvAllowlist, written []string, raw []byte) ([]string, error) {
+func CheckEnv(allow *EnvAllowlist, writeOnly []string, raw []byte) ([]string, error) {
 	allowed := map[string]bool{}
 	for _, v := range launch.Variables {
 		allowed[v] = true
@@ -59,7 +59,7 @@ func CheckEnv(allow *EnvAllowlist, written []string, raw []byte) ([]string, erro
 	var inject, denied []string
 	for _, ref := range agentconfig.References(raw) {
 		switch {
-		case slices.Contains(written, ref):
+		case slices.Contains(writeOnly, ref):
 		case !allowed[ref]:
 			denied = append(denied, ref)
 		case !isExempt(ref):

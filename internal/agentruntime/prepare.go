@@ -23,8 +23,8 @@ type Prepared struct {
 	// InjectedEnv are the variables the agent receives from the provider's
 	// environment; none while the allowlist is pending.
 	InjectedEnv []string
-	// Written names the agent's write-only values.
-	Written []string
+	// WriteOnly names the agent's write-only values.
+	WriteOnly []string
 	// FixedPort is the port the config fixes (server.http_port); zero
 	// leaves it to the adapter. Every adapter gives an agent, in this
 	// order: FixedPort; else the port the agent has; else PreferredPort,
@@ -39,8 +39,8 @@ type Prepared struct {
 // key that is not a key. A pending allowlist leaves out the env check, and
 // no variable to inject: such a spec is only checked, never provisioned.
 func Prepare(spec Spec) (Prepared, error) {
-	written := spec.Secrets.Names()
-	if owned := slices.DeleteFunc(slices.Clone(written), func(n string) bool { return !isExempt(n) }); len(owned) > 0 {
+	writeOnly := spec.WriteOnly.Names()
+	if owned := slices.DeleteFunc(slices.Clone(writeOnly), func(n string) bool { return !isExempt(n) }); len(owned) > 0 {
 		return Prepared{}, Errorf(KindInvalidConfig, "provision", "", nil,
 			"env_wo names %s, which the runtime sets for every agent (where it listens and is reached); remove it from env_wo",
 			strings.Join(owned, ", "))
@@ -48,7 +48,7 @@ func Prepare(spec Spec) (Prepared, error) {
 	var inject []string
 	if !spec.AllowlistPending {
 		var err error
-		if inject, err = CheckEnv(spec.Allowlist, written, spec.Config); err != nil {
+		if inject, err = CheckEnv(spec.Allowlist, writeOnly, spec.Config); err != nil {
 			return Prepared{}, err
 		}
 	}
@@ -60,11 +60,11 @@ func Prepare(spec Spec) (Prepared, error) {
 		return Prepared{}, &Error{Kind: KindInvalidConfig, Op: "provision", Err: err}
 	}
 	id := cfg.ID()
-	if cfg.Runtime.External() && len(written) > 0 {
+	if cfg.Runtime.External() && len(writeOnly) > 0 {
 		return Prepared{}, Errorf(KindInvalidConfig, "provision", id, nil,
 			"write-only values (env_wo %s) reach the built-in agent host only, which reads them from a file; an agent run from "+
 				"[runtime] command or image takes its secrets as ${VAR} references to allowlisted variables of terraform's environment",
-			strings.Join(written, ", "))
+			strings.Join(writeOnly, ", "))
 	}
 	// A pending allowlist may allow any reference: the completeness check
 	// then asks only that each has a value somewhere.
@@ -72,10 +72,10 @@ func Prepare(spec Spec) (Prepared, error) {
 	if spec.AllowlistPending {
 		mayInject = agentconfig.References(spec.Config)
 	}
-	if err := checkComplete(cfg, spec.Secrets, mayInject); err != nil {
+	if err := checkComplete(cfg, spec.WriteOnly, mayInject); err != nil {
 		return Prepared{}, err
 	}
-	p := Prepared{Config: cfg, ID: id, Digest: cfg.SHA256(), InjectedEnv: inject, Written: written,
+	p := Prepared{Config: cfg, ID: id, Digest: cfg.SHA256(), InjectedEnv: inject, WriteOnly: writeOnly,
 		FixedPort: cfg.Server.HTTPPort, PreferredPort: spec.PreferredPort}
 	if spec.Allowlist != nil {
 		p.Allowlist = spec.Allowlist.Name
@@ -88,9 +88,9 @@ func Prepare(spec Spec) (Prepared, error) {
 // environment (where the agent's start reads it), an adapter-owned one, or
 // a default. Otherwise the agent would refuse to start, after the agent it
 // replaces had been stopped.
-func checkComplete(cfg *agentconfig.Config, secrets SecretValues, inject []string) error {
+func checkComplete(cfg *agentconfig.Config, writeOnly WriteOnlyValues, inject []string) error {
 	missing := cfg.Unresolved(func(name string) (string, bool) {
-		if _, ok := secrets[name]; ok || isExempt(name) {
+		if _, ok := writeOnly[name]; ok || isExempt(name) {
 			return "", true
 		}
 		if !slices.Contains(inject, name) {

@@ -14,7 +14,7 @@ func TestPrepare(t *testing.T) {
 	tests := []struct {
 		name       string
 		allow      *EnvAllowlist
-		secrets    SecretValues
+		writeOnly  WriteOnlyValues
 		config     string
 		wantInject []string
 		wantKind   Kind // zero: Prepare succeeds
@@ -35,11 +35,11 @@ func TestPrepare(t *testing.T) {
 			"[agent]\nname = \"a\"\ndescription = \"${UNSET_TOKEN:-none}\"\n", []string{"UNSET_TOKEN"}, 0, nil,
 		},
 		{
-			"write-only value needs no allowlist and is not injected", nil, SecretValues{"UNSET_TOKEN": "s3cret"},
+			"write-only value needs no allowlist and is not injected", nil, WriteOnlyValues{"UNSET_TOKEN": "s3cret"},
 			"[agent]\nname = \"a\"\n[auth]\nbearer_token = \"${UNSET_TOKEN}\"\n", nil, 0, nil,
 		},
 		{
-			"write-only value takes the place of an allowlisted variable", allow, SecretValues{"SIGNING_KEY": "pem"},
+			"write-only value takes the place of an allowlisted variable", allow, WriteOnlyValues{"SIGNING_KEY": "pem"},
 			"[agent]\nname = \"a\"\ndescription = \"${SIGNING_KEY}\"\n", nil, 0, nil,
 		},
 		{
@@ -53,7 +53,7 @@ func TestPrepare(t *testing.T) {
 			[]string{"line 4, column 1", "server.host must be literal"},
 		},
 		{
-			"write-only value of a variable the runtime sets", nil, SecretValues{"PORT": "1", "API_KEY": "k", "A2A_ADVERTISED_URL": "u"},
+			"write-only value of a variable the runtime sets", nil, WriteOnlyValues{"PORT": "1", "API_KEY": "k", "A2A_ADVERTISED_URL": "u"},
 			"[agent]\nname = \"a\"\n", nil, KindInvalidConfig, []string{"env_wo names A2A_ADVERTISED_URL, PORT, which the runtime sets"},
 		},
 		{
@@ -65,7 +65,7 @@ func TestPrepare(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("SIGNING_KEY", "from the environment")
-			p, err := Prepare(Spec{Config: []byte(tt.config), Allowlist: tt.allow, Secrets: tt.secrets})
+			p, err := Prepare(Spec{Config: []byte(tt.config), Allowlist: tt.allow, WriteOnly: tt.writeOnly})
 			if tt.wantKind == 0 {
 				if err != nil {
 					t.Fatalf("Prepare() = %v, want no error", err)
@@ -78,7 +78,7 @@ func TestPrepare(t *testing.T) {
 			if !IsKind(err, tt.wantKind) {
 				t.Fatalf("Prepare() = %v, want an error of kind %d", err, tt.wantKind)
 			}
-			if tt.wantKind == KindInvalidConfig && tt.secrets == nil {
+			if tt.wantKind == KindInvalidConfig && tt.writeOnly == nil {
 				// A refused config is located in it; refused write-only
 				// values are not the config's.
 				var cerr *agentconfig.Error

@@ -31,11 +31,11 @@ const (
 type Spec struct {
 	Config    []byte
 	Allowlist *EnvAllowlist
-	// Secrets are the agent's write-only values: variables the config may
+	// WriteOnly are the agent's write-only values: variables the config may
 	// reference besides the allowlisted ones of the provider's environment,
 	// which they take precedence over. The runtime keeps them, apart from
 	// the config, where the agent can read them again when it restarts.
-	Secrets SecretValues
+	WriteOnly WriteOnlyValues
 	// CreateOnly makes Provision fail with KindConflict if the id exists,
 	// checked atomically with the creation, so that two creators of one id
 	// never both believe they own it.

@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// SecretValues are an agent's write-only values, keyed by variable name.
+// WriteOnlyValues are an agent's write-only values, keyed by variable name.
 // They reach the agent and the runtime's private store for it, nothing else:
 // every way of printing them prints only their names.
-type SecretValues map[string]string
+type WriteOnlyValues map[string]string
 
 // Names lists the variables, sorted.
-func (s SecretValues) Names() []string {
+func (s WriteOnlyValues) Names() []string {
 	names := make([]string, 0, len(s))
 	for n := range s {
 		names = append(names, n)
@@ -22,13 +22,13 @@ func (s SecretValues) Names() []string {
 }
 
 // String names the variables, never their values.
-func (s SecretValues) String() string { return "write-only values of " + describeNames(s.Names()) }
+func (s WriteOnlyValues) String() string { return "write-only values of " + describeNames(s.Names()) }
 
 // GoString is String, so that %#v does not print values either.
-func (s SecretValues) GoString() string { return s.String() }
+func (s WriteOnlyValues) GoString() string { return s.String() }
 
 // LogValue keeps values out of structured logs.
-func (s SecretValues) LogValue() slog.Value { return slog.StringValue(s.String()) }
+func (s WriteOnlyValues) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 func describeNames(names []string) string {
 	if len(names) == 0 {

@@ -43,7 +43,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	ctx = tflog.SetField(ctx, "agent_id", id)
 	allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
 	resp.Diagnostics.Append(diags...)
-	secrets, diags := appliedWriteOnly(ctx, req.Config)
+	values, diags := appliedWriteOnly(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -53,7 +53,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// may be creating this agent right now, and only one may own it. An
 	// agent replacing one of its id deleted just before gets its port back
 	// when the port is free.
-	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, CreateOnly: true, Replicas: replicasOf(&plan),
+	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, CreateOnly: true, Replicas: replicasOf(&plan),
 		PreferredPort: r.deps.releasedPort(id)})
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindConflict):
@@ -171,7 +171,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if change.provision || change.roll {
 		allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
 		resp.Diagnostics.Append(diags...)
-		secrets, diags := appliedWriteOnly(ctx, req.Config)
+		values, diags := appliedWriteOnly(ctx, req.Config)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return
@@ -192,7 +192,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		// The runtime checks that every variable has a value before it
 		// touches the running agent, which keeps running when one has not.
-		spec := agentruntime.Spec{Config: raw, Allowlist: allow, Secrets: secrets, Replicas: replicasOf(&plan)}
+		spec := agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, Replicas: replicasOf(&plan)}
 		provision := r.deps.runtime.Provision
 		if change.roll {
 			// Until the roll is done the agent is recorded as it was: the

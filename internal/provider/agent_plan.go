@@ -149,7 +149,7 @@ func (r *agentResource) plannedAllowlist(ctx context.Context, value types.String
 
 // writeOnly is what the plan knows of the agent's env_wo values.
 type writeOnly struct {
-	values agentruntime.SecretValues
+	values agentruntime.WriteOnlyValues
 	known  bool // false: the map is not known yet, so any reference may be in it
 }
 
@@ -328,8 +328,8 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		// here: this same plan may give it back, and the allowlist's update
 		// is applied before the agent's. injected_env left unknown makes
 		// apply provision the agent again, checking the allowlist then.
-		written := plannedWriteOnly(wo.values, wo.known, cfg.Raw())
-		injected, err := agentruntime.CheckEnv(env.allowlist, written.Names(), cfg.Raw())
+		values := plannedWriteOnly(wo.values, wo.known, cfg.Raw())
+		injected, err := agentruntime.CheckEnv(env.allowlist, values.Names(), cfg.Raw())
 		if err != nil {
 			diags.Append(revokedDiags(err, cfg.ID(), env.allowlist)...)
 			break
@@ -417,7 +417,7 @@ func checkSpec(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		return checkedSpec{}
 	}
 	raw := []byte(plan.Config.ValueString())
-	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known, Secrets: plannedWriteOnly(wo.values, wo.known, raw)}
+	spec := agentruntime.Spec{Config: raw, Allowlist: env.allowlist, AllowlistPending: !env.known, WriteOnly: plannedWriteOnly(wo.values, wo.known, raw)}
 	p, err := rt.Check(ctx, spec)
 	return checkedSpec{done: true, prepared: p, err: err}
 }

@@ -43,7 +43,7 @@ func writeOnlyAttributes() map[string]schema.Attribute {
 // Terraform passes it. known is false when the map itself is not known
 // yet (an ephemeral resource opened only at apply); values not known yet
 // are empty, which serves the plan's checks, for which names suffice.
-func writeOnlyValues(ctx context.Context, config tfsdk.Config) (values agentruntime.SecretValues, known bool, diags diag.Diagnostics) {
+func writeOnlyValues(ctx context.Context, config tfsdk.Config) (values agentruntime.WriteOnlyValues, known bool, diags diag.Diagnostics) {
 	var m types.Map
 	diags.Append(config.GetAttribute(ctx, path.Root("env_wo"), &m)...)
 	if diags.HasError() || m.IsUnknown() {
@@ -52,7 +52,7 @@ func writeOnlyValues(ctx context.Context, config tfsdk.Config) (values agentrunt
 	if m.IsNull() {
 		return nil, true, diags
 	}
-	values = agentruntime.SecretValues{}
+	values = agentruntime.WriteOnlyValues{}
 	for name, v := range m.Elements() {
 		if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
 			values[name] = s.ValueString()
@@ -66,11 +66,11 @@ func writeOnlyValues(ctx context.Context, config tfsdk.Config) (values agentrunt
 // plannedWriteOnly is what the plan knows of the agent's write-only values:
 // every name when the map is known, else every variable the config
 // references, any of which the map may yet give a value.
-func plannedWriteOnly(values agentruntime.SecretValues, known bool, raw []byte) agentruntime.SecretValues {
+func plannedWriteOnly(values agentruntime.WriteOnlyValues, known bool, raw []byte) agentruntime.WriteOnlyValues {
 	if known {
 		return values
 	}
-	all := agentruntime.SecretValues{}
+	all := agentruntime.WriteOnlyValues{}
 	for _, name := range agentconfig.References(raw) {
 		all[name] = ""
 	}
@@ -78,7 +78,7 @@ func plannedWriteOnly(values agentruntime.SecretValues, known bool, raw []byte) 
 }
 
 // appliedWriteOnly reads env_wo at apply, when Terraform has every value.
-func appliedWriteOnly(ctx context.Context, config tfsdk.Config) (agentruntime.SecretValues, diag.Diagnostics) {
+func appliedWriteOnly(ctx context.Context, config tfsdk.Config) (agentruntime.WriteOnlyValues, diag.Diagnostics) {
 	values, known, diags := writeOnlyValues(ctx, config)
 	if !diags.HasError() && !known {
 		diags.AddAttributeError(path.Root("env_wo"), "Write-only values not known at apply",

@@ -29,7 +29,7 @@ func TestAccContainerAgent_removedWithoutVolumes(t *testing.T) {
 		}
 	})
 	removeKeepingVolume := func() {
-		volume, err := secretVolume(id)
+		volume, err := writeOnlyVolume(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,9 +73,9 @@ func TestAccContainerAgent_removedWithoutVolumes(t *testing.T) {
 	})
 }
 
-// secretVolume names the volume of the agent's container that holds its
+// writeOnlyVolume names the volume of the agent's container that holds its
 // write-only values.
-func secretVolume(id string) (string, error) {
+func writeOnlyVolume(id string) (string, error) {
 	out, err := docker("inspect", "--type", "container", "--format",
 		`{{range .Mounts}}{{if eq .Destination "/run/a2a"}}{{.Name}}{{end}}{{end}}`, containerName(id))
 	if err != nil {

@@ -70,7 +70,7 @@ func TestOldNamedAgentIsManaged(t *testing.T) {
 	opts := testOptions(t, newScope(t))
 	rt := newRuntime(t, opts)
 	spec := agentruntime.Spec{Config: agentConfig("Old Named", `[[skills]]`, `id = "s"`, `name = "${WO_SKILL}"`, `description = "d"`),
-		Secrets: agentruntime.SecretValues{"WO_SKILL": "old-named-value"}}
+		WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": "old-named-value"}}
 	a := provisionStarted(t, rt, spec)
 	toOldName(t, rt, a.ID)
 

@@ -139,7 +139,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, written: p.Written, allowlist: p.Allowlist}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist}
 	var made *creation
 	if spec.CreateOnly {
 		made = &creation{ConfigSHA256: p.Digest, EnvAllowlist: p.Allowlist}
@@ -161,10 +161,10 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		return agentruntime.Agent{}, err
 	}
 	fill := func(containerID string) error {
-		if len(spec.Secrets) == 0 {
+		if len(spec.WriteOnly) == 0 {
 			return nil
 		}
-		return r.writeSecrets(ctx, "provision", id, containerID, spec.Secrets)
+		return r.putWriteOnly(ctx, "provision", id, containerID, spec.WriteOnly)
 	}
 	if err := r.writeIntent("provision", id, intent{Port: b.port, Creation: made}); err != nil {
 		return agentruntime.Agent{}, err
@@ -282,7 +282,7 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 			if c.Config.Labels[labelWriteOnly] == "" {
 				return nil
 			}
-			return r.carrySecrets(ctx, op, id, c.ID, created)
+			return r.carryWriteOnly(ctx, op, id, c.ID, created)
 		}
 		if containerID, err = r.replace(ctx, op, id, c, want, carry); err != nil {
 			return err
@@ -320,7 +320,7 @@ func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.Con
 			"container %s lacks a usable agent config, port label or image label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
 	}
 	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]),
-		allowlist: c.Config.Labels[labelEnvAllowlist], written: splitList(c.Config.Labels[labelWriteOnly]), image: image, port: port}
+		allowlist: c.Config.Labels[labelEnvAllowlist], writeOnly: splitList(c.Config.Labels[labelWriteOnly]), image: image, port: port}
 	return r.createOptions(b)
 }
 
@@ -714,7 +714,7 @@ func (r *Runtime) current(ctx context.Context, op, id string) (*containertypes.I
 
 // create creates want, and the volume of its write-only values first.
 func (r *Runtime) create(ctx context.Context, op, id string, want client.ContainerCreateOptions) (string, error) {
-	want, volume, err := r.withSecretVolume(ctx, op, id, want)
+	want, volume, err := r.withWriteOnlyVolume(ctx, op, id, want)
 	if err != nil {
 		return "", err
 	}

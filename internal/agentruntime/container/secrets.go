@@ -17,11 +17,11 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/writeonly"
 )
 
 // An agent's write-only values live in a file in a volume of its container,
-// mounted at launch.EnvFileDir, which the engine keeps across restarts (a
+// mounted at launch.WriteOnlyDir, which the engine keeps across restarts (a
 // restart policy's included). They are neither in the container's environment nor
 // its labels, so `docker inspect` does not show them; whoever may use the
 // engine can still read the file (docker cp, docker exec), and root on the
@@ -41,21 +41,21 @@ import (
 // container recreated from its own record mounts and passes the file.
 const labelWriteOnly = "a2a.write-only-env"
 
-// withSecretMount mounts the volume of the container's write-only values,
+// withWriteOnlyMount mounts the volume of the container's write-only values,
 // which the host is told to read (createOptions). Create makes the volume
 // after the spec digest is taken, so that the digest is what it was with
 // anonymous volumes.
-func withSecretMount(host *containertypes.HostConfig) {
-	host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Target: launch.EnvFileDir})
+func withWriteOnlyMount(host *containertypes.HostConfig) {
+	host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Target: launch.WriteOnlyDir})
 }
 
-// withSecretVolume creates the volume of want's write-only values,
+// withWriteOnlyVolume creates the volume of want's write-only values,
 // labelled as agent id's, and returns want mounting it; want without such a
 // mount is returned as it is, with no volume. The engine names the volume,
 // so no other can have its name.
-func (r *Runtime) withSecretVolume(ctx context.Context, op, id string, want client.ContainerCreateOptions) (client.ContainerCreateOptions, string, error) {
+func (r *Runtime) withWriteOnlyVolume(ctx context.Context, op, id string, want client.ContainerCreateOptions) (client.ContainerCreateOptions, string, error) {
 	i := slices.IndexFunc(want.HostConfig.Mounts, func(m mount.Mount) bool {
-		return m.Type == mount.TypeVolume && m.Target == launch.EnvFileDir && m.Source == ""
+		return m.Type == mount.TypeVolume && m.Target == launch.WriteOnlyDir && m.Source == ""
 	})
 	if i < 0 {
 		return want, "", nil
@@ -109,20 +109,20 @@ func (r *Runtime) removeOrphanedVolumes(ctx context.Context, op, id string) erro
 	return nil
 }
 
-// writeSecrets puts values into the volume of container containerID. The
+// putWriteOnly puts values into the volume of container containerID. The
 // file is the container user's, readable by it alone.
-func (r *Runtime) writeSecrets(ctx context.Context, op, id, containerID string, values agentruntime.SecretValues) error {
-	data, err := secretfile.Encode(values)
+func (r *Runtime) putWriteOnly(ctx context.Context, op, id, containerID string, values agentruntime.WriteOnlyValues) error {
+	data, err := writeonly.Encode(values)
 	if err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "encode the write-only values")
 	}
-	return r.copySecrets(ctx, op, id, containerID, data)
+	return r.copyWriteOnly(ctx, op, id, containerID, data)
 }
 
-// carrySecrets copies the write-only values from the container a recreated
+// carryWriteOnly copies the write-only values from the container a recreated
 // one replaces, which the runtime was not given again.
-func (r *Runtime) carrySecrets(ctx context.Context, op, id, from, to string) error {
-	res, err := r.cli.CopyFromContainer(ctx, from, client.CopyFromContainerOptions{SourcePath: launch.EnvFilePath})
+func (r *Runtime) carryWriteOnly(ctx context.Context, op, id, from, to string) error {
+	res, err := r.cli.CopyFromContainer(ctx, from, client.CopyFromContainerOptions{SourcePath: launch.WriteOnlyFilePath})
 	if err != nil {
 		return r.engineError(op, id, err)
 	}
@@ -135,14 +135,14 @@ func (r *Runtime) carrySecrets(ctx context.Context, op, id, from, to string) err
 	if err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "read the write-only values of the container being replaced")
 	}
-	return r.copySecrets(ctx, op, id, to, data)
+	return r.copyWriteOnly(ctx, op, id, to, data)
 }
 
-func (r *Runtime) copySecrets(ctx context.Context, op, id, containerID string, data []byte) error {
+func (r *Runtime) copyWriteOnly(ctx context.Context, op, id, containerID string, data []byte) error {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	hdr := r.secretOwner()
-	hdr.Name, hdr.Size, hdr.ModTime = launch.EnvFileName, int64(len(data)), time.Now()
+	hdr := r.writeOnlyOwner()
+	hdr.Name, hdr.Size, hdr.ModTime = launch.WriteOnlyFileName, int64(len(data)), time.Now()
 	if err := tw.WriteHeader(hdr); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "pack the write-only values")
 	}
@@ -152,18 +152,18 @@ func (r *Runtime) copySecrets(ctx context.Context, op, id, containerID string, d
 	if err := tw.Close(); err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "pack the write-only values")
 	}
-	if _, err := r.cli.CopyToContainer(ctx, containerID, client.CopyToContainerOptions{DestinationPath: launch.EnvFileDir, Content: &buf}); err != nil {
+	if _, err := r.cli.CopyToContainer(ctx, containerID, client.CopyToContainerOptions{DestinationPath: launch.WriteOnlyDir, Content: &buf}); err != nil {
 		return r.engineError(op, id, err)
 	}
 	return nil
 }
 
-// secretOwner is the file's owner and mode: the container's user alone may
+// writeOnlyOwner is the file's owner and mode: the container's user alone may
 // read it when the user is numeric, as the hardening default is. A user
 // named, or the image's own, cannot be resolved without the image's passwd
 // database (engines refuse to look it up in an image that has none), so
 // the file is then readable by every user of the container.
-func (r *Runtime) secretOwner() *tar.Header {
+func (r *Runtime) writeOnlyOwner() *tar.Header {
 	uid, gid, ok := numericUser(r.opts.Hardening.User)
 	if !ok {
 		return &tar.Header{Mode: 0o444}

@@ -33,7 +33,7 @@ func TestWriteOnlyValues(t *testing.T) {
 		Config: agentConfig("Secret Agent", `# greets ${A2A_TEST_WO_ALLOWED}`,
 			`[[skills]]`, `id = "s"`, `name = "${WO_SKILL}"`, `description = "d"`),
 		Allowlist: &agentruntime.EnvAllowlist{Name: "test", Variables: []string{"A2A_TEST_WO_ALLOWED"}},
-		Secrets:   agentruntime.SecretValues{"WO_SKILL": value},
+		WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": value},
 	}
 	a := provisionStarted(t, rt, spec)
 	contracttest.WantCardWith(t, a.CardURL, value)
@@ -49,7 +49,7 @@ func TestWriteOnlyValues(t *testing.T) {
 	if !strings.Contains(string(raw), `"a2a.write-only-env":"WO_SKILL"`) {
 		t.Errorf("docker inspect does not name the write-only variable, so the search above may have missed it:\n%s", raw)
 	}
-	volume := secretVolume(t, first.Container)
+	volume := writeOnlyVolume(t, first.Container)
 
 	// The engine restarts it without the runtime.
 	docker(t, "restart", rt.containerName(a.ID))
@@ -90,15 +90,15 @@ func TestRemovedWithoutVolumesLeavesNoValues(t *testing.T) {
 	rt := newRuntime(t, testOptions(t, newScope(t)))
 	const value = "wo-orphan-7c41b2"
 	spec := agentruntime.Spec{
-		Config:  agentConfig("Orphan Volume Agent", `[[skills]]`, `id = "s"`, `name = "${WO_SKILL}"`, `description = "d"`),
-		Secrets: agentruntime.SecretValues{"WO_SKILL": value},
+		Config:    agentConfig("Orphan Volume Agent", `[[skills]]`, `id = "s"`, `name = "${WO_SKILL}"`, `description = "d"`),
+		WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": value},
 	}
 	a := provisionStarted(t, rt, spec)
 	ctx := testContext(t)
 	removeKeepingVolumes := func() string {
 		t.Helper()
 		c := inspectAgent(t, rt, a.ID).Container
-		volume := secretVolume(t, c)
+		volume := writeOnlyVolume(t, c)
 		if _, err := rt.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -140,15 +140,15 @@ func TestRemovedWithoutVolumesLeavesNoValues(t *testing.T) {
 	}
 }
 
-// secretVolume is the volume holding the write-only values of container c.
-func secretVolume(t *testing.T, c containertypes.InspectResponse) string {
+// writeOnlyVolume is the volume holding the write-only values of container c.
+func writeOnlyVolume(t *testing.T, c containertypes.InspectResponse) string {
 	t.Helper()
 	for _, m := range c.Mounts {
-		if m.Destination == launch.EnvFileDir && m.Name != "" {
+		if m.Destination == launch.WriteOnlyDir && m.Name != "" {
 			return m.Name
 		}
 	}
-	t.Fatalf("container %s has no volume at %s: %+v", shortID(c.ID), launch.EnvFileDir, c.Mounts)
+	t.Fatalf("container %s has no volume at %s: %+v", shortID(c.ID), launch.WriteOnlyDir, c.Mounts)
 	return ""
 }
 
@@ -174,21 +174,21 @@ func volumesHolding(t *testing.T, rt *Runtime, since time.Time, value string) []
 			(v.Labels[labelScope] != "" && v.Labels[labelScope] != rt.opts.Scope) {
 			continue
 		}
-		if bytes.Contains(secretFileIn(t, rt, image, v.Name), []byte(value)) {
+		if bytes.Contains(writeOnlyFileIn(t, rt, image, v.Name), []byte(value)) {
 			held = append(held, v.Name)
 		}
 	}
 	return held
 }
 
-// secretFileIn returns the file of write-only values in volume, if any.
-func secretFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
+// writeOnlyFileIn returns the file of write-only values in volume, if any.
+func writeOnlyFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
 	t.Helper()
 	ctx := testContext(t)
 	probe, err := rt.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Config: &containertypes.Config{Image: image, Labels: map[string]string{labelScope: rt.opts.Scope}},
 		HostConfig: &containertypes.HostConfig{Mounts: []mount.Mount{
-			{Type: mount.TypeVolume, Source: volume, Target: launch.EnvFileDir, ReadOnly: true},
+			{Type: mount.TypeVolume, Source: volume, Target: launch.WriteOnlyDir, ReadOnly: true},
 		}},
 	})
 	if err != nil {
@@ -198,7 +198,7 @@ func secretFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
 	defer func() {
 		_, _ = rt.cli.ContainerRemove(context.Background(), probe.ID, client.ContainerRemoveOptions{Force: true})
 	}()
-	res, err := rt.cli.CopyFromContainer(ctx, probe.ID, client.CopyFromContainerOptions{SourcePath: launch.EnvFilePath})
+	res, err := rt.cli.CopyFromContainer(ctx, probe.ID, client.CopyFromContainerOptions{SourcePath: launch.WriteOnlyFilePath})
 	if cerrdefs.IsNotFound(err) {
 		return nil
 	}
@@ -219,8 +219,8 @@ func secretFileIn(t *testing.T, rt *Runtime, image, volume string) []byte {
 
 func TestWriteOnlyValuesRefusedForOwnImage(t *testing.T) {
 	_, err := (&Runtime{}).Check(testContext(t), agentruntime.Spec{
-		Config:  agentConfig("Own Image", "[runtime]", `image = "example.com/agent:1"`),
-		Secrets: agentruntime.SecretValues{"TOKEN": "x"},
+		Config:    agentConfig("Own Image", "[runtime]", `image = "example.com/agent:1"`),
+		WriteOnly: agentruntime.WriteOnlyValues{"TOKEN": "x"},
 	})
 	if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(err.Error(), "TOKEN") {
 		t.Errorf("Check = %v, want an invalid config naming TOKEN", err)

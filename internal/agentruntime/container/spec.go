@@ -78,7 +78,7 @@ type blueprint struct {
 	cfg       *agentconfig.Config
 	injected  []string // names the config may receive
 	allowlist string   // name of the allowlist provisioned with; empty for none
-	written   []string // names of the write-only values, kept in the container's volume
+	writeOnly []string // names of the write-only values, kept in the container's volume
 	image     string
 	port      int
 }
@@ -133,8 +133,8 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 	} else {
 		// The built-in host: flags override the config's [server] table.
 		host := launch.Host{Owned: owned}
-		if len(b.written) > 0 {
-			host.EnvFile = launch.EnvFilePath
+		if len(b.writeOnly) > 0 {
+			host.WriteOnlyFile = launch.WriteOnlyFilePath
 		}
 		cfg.Cmd = host.Args()
 	}
@@ -147,11 +147,11 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		}}},
 	}
 	r.harden(host)
-	if len(b.written) > 0 {
+	if len(b.writeOnly) > 0 {
 		// Only then, so that agents without write-only values keep the
 		// containers they had.
-		cfg.Labels[labelWriteOnly] = strings.Join(b.written, ",")
-		withSecretMount(host)
+		cfg.Labels[labelWriteOnly] = strings.Join(b.writeOnly, ",")
+		withWriteOnlyMount(host)
 	}
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
 	cfg.Labels[labelSettings] = settingsLabel(r.settings(b.cfg, b.image))

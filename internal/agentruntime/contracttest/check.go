@@ -44,9 +44,9 @@ func testCheckDescribes(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	if p.Config == nil || p.PreferredPort != spec.PreferredPort || p.FixedPort != 0 || len(p.Written) != 0 {
+	if p.Config == nil || p.PreferredPort != spec.PreferredPort || p.FixedPort != 0 || len(p.WriteOnly) != 0 {
 		t.Errorf("Check = config %v, preferred port %d, fixed port %d, write-only %v; want a config, %d, 0 and none",
-			p.Config != nil, p.PreferredPort, p.FixedPort, p.Written, spec.PreferredPort)
+			p.Config != nil, p.PreferredPort, p.FixedPort, p.WriteOnly, spec.PreferredPort)
 	}
 	a := provisionSpec(t, rt, agentruntime.Spec{Config: raw, Allowlist: allow})
 	checked := agentruntime.Agent{ID: p.ID, ConfigSHA256: p.Digest, EnvAllowlist: p.Allowlist, InjectedEnv: p.InjectedEnv}

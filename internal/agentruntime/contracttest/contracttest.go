@@ -96,7 +96,7 @@ func Run(t *testing.T, h Harness) {
 	if !h.NoAgentOutput {
 		// Only an agent host shows in its card the values it received.
 		cases = append(cases, []contractCase{
-			{"write-only values", testSecrets},
+			{"write-only values", testWriteOnly},
 			{"owned variables", testOwnedVariables},
 		}...)
 	}

@@ -29,7 +29,7 @@ func getAgent(t *testing.T, rt agentruntime.Runtime, id string) agentruntime.Age
 func testRoll(t *testing.T, h Harness) {
 	rt := h.New(t)
 	roller := rt.(agentruntime.Roller)
-	spec := agentruntime.Spec{Config: secretConfig(h, "Contract Roll"), Secrets: agentruntime.SecretValues{"WO_SKILL": "wo-before-roll"}}
+	spec := agentruntime.Spec{Config: writeOnlyConfig(h, "Contract Roll"), WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": "wo-before-roll"}}
 	a := provisionSpec(t, rt, spec)
 	startHealthy(t, rt, a.ID)
 	for _, step := range []struct {
@@ -41,7 +41,7 @@ func testRoll(t *testing.T, h Harness) {
 		{"a new config", append(spec.Config, "\n# rolled\n"...), "wo-after-roll"},
 	} {
 		before := getAgent(t, rt, a.ID)
-		spec.Config, spec.Secrets = step.config, agentruntime.SecretValues{"WO_SKILL": step.value}
+		spec.Config, spec.WriteOnly = step.config, agentruntime.WriteOnlyValues{"WO_SKILL": step.value}
 		rolled, err := roller.Roll(ctx(t), spec)
 		if err != nil {
 			t.Fatalf("Roll with %s: %v", step.what, err)

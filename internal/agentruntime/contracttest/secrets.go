@@ -11,21 +11,21 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
-// secretConfig is the harness's config for name with a skill whose name is
+// writeOnlyConfig is the harness's config for name with a skill whose name is
 // the write-only variable WO_SKILL, so that the card shows the value the
 // agent received.
-func secretConfig(h Harness, name string) []byte {
+func writeOnlyConfig(h Harness, name string) []byte {
 	return append(h.Config(name), "\n[[skills]]\nid = \"secret\"\nname = \"${WO_SKILL}\"\ndescription = \"from a write-only value\"\n"...)
 }
 
-// testSecrets checks that write-only values reach the agent, stay with it
+// testWriteOnly checks that write-only values reach the agent, stay with it
 // across restarts the runtime makes on its own (a fresh runtime, a crash),
 // change only when provisioned again, and show in nothing the runtime
 // reports.
-func testSecrets(t *testing.T, h Harness) {
+func testWriteOnly(t *testing.T, h Harness) {
 	rt := h.New(t)
 	first := "wo-first-" + t.Name()[len(t.Name())-7:]
-	spec := agentruntime.Spec{Config: secretConfig(h, "Contract Secrets"), Secrets: agentruntime.SecretValues{"WO_SKILL": first}}
+	spec := agentruntime.Spec{Config: writeOnlyConfig(h, "Contract Secrets"), WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": first}}
 	a := provisionSpec(t, rt, spec)
 	startHealthy(t, rt, a.ID)
 	h.wantCardWith(t, a, first)
@@ -44,7 +44,7 @@ func testSecrets(t *testing.T, h Harness) {
 	h.wantCardWith(t, a, first)
 
 	second := strings.Replace(first, "first", "second", 1)
-	spec.Secrets = agentruntime.SecretValues{"WO_SKILL": second}
+	spec.WriteOnly = agentruntime.WriteOnlyValues{"WO_SKILL": second}
 	if _, err := fresh.Provision(ctx(t), spec); err != nil {
 		t.Fatalf("Provision with new values: %v", err)
 	}

@@ -23,14 +23,14 @@ func provisionOldNamed(t *testing.T, rt *Runtime, spec agentruntime.Spec) agentr
 		t.Fatal(err)
 	}
 	id := p.Config.ID()
-	b := blueprint{name: rt.oldObjectName(id), cfg: p.Config, injected: p.InjectedEnv, written: spec.Secrets.Names(), replicas: int32(cmp.Or(spec.Replicas, 1))}
+	b := blueprint{name: rt.oldObjectName(id), cfg: p.Config, injected: p.InjectedEnv, writeOnly: spec.WriteOnly.Names(), replicas: int32(cmp.Or(spec.Replicas, 1))}
 	if b.name == rt.objectName(id) {
 		t.Fatalf("agent %s of scope %s has the same name under both schemes, so this test shows nothing", id, rt.opts.Scope)
 	}
 	if b.port, err = rt.portFor(ctx, "test", b, nil, p); err != nil {
 		t.Fatal(err)
 	}
-	data, err := secretData(b, spec.Secrets)
+	data, err := secretData(b, spec.WriteOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestCollidingNamesCoexist(t *testing.T) {
 func TestOldNamedAgentIsManaged(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
 	spec := agentruntime.Spec{Config: agentConfig("Kube Old Named", "[server]\nhttp_port = 8123"),
-		Secrets: agentruntime.SecretValues{"KUBE_OLD_WRITTEN": "old-written"}}
+		WriteOnly: agentruntime.WriteOnlyValues{"KUBE_OLD_WRITTEN": "old-written"}}
 	spec.Config = append(spec.Config, "# ${KUBE_OLD_WRITTEN}\n"...)
 	a := provisionOldNamed(t, newRuntime(t, opts), spec)
 	old := newRuntime(t, opts).oldObjectName(a.ID)

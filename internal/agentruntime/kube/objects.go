@@ -17,7 +17,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/writeonly"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
@@ -47,7 +47,7 @@ func podConfigKey(cfg *agentconfig.Config) string {
 }
 
 // The write-only values live in the agent's Secret under secretKey, mounted
-// as the file launch.EnvFilePath; the Secret's other keys are the
+// as the file launch.WriteOnlyFilePath; the Secret's other keys are the
 // allowlisted variables, each passed to the pod by reference. No value is
 // ever in the Deployment, so reading it shows none.
 const secretKey = "env.json"
@@ -150,7 +150,7 @@ type blueprint struct {
 	cfg       *agentconfig.Config
 	injected  []string // names the config may receive
 	allowlist string   // name of the allowlist provisioned with; empty for none
-	written   []string // names of the write-only values
+	writeOnly []string // names of the write-only values
 	port      int      // the Service's port
 	replicas  int32    // pods when started
 	// creation marks a Deployment a create-only provision makes (claim.go).
@@ -174,13 +174,13 @@ func (r *Runtime) configMap(b blueprint) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: r.meta(b), Data: map[string]string{configKey: raw, podConfigKey(b.cfg): raw}}
 }
 
-// secretData is the Secret's content: the write-only values as the agent
-// host's env file, and the allowlisted variables that have a value in this
-// process's environment now.
-func secretData(b blueprint, written map[string]string) (map[string][]byte, error) {
+// secretData is the Secret's content: the write-only values as the file
+// the agent host reads them from, and the allowlisted variables that have
+// a value in this process's environment now.
+func secretData(b blueprint, writeOnly map[string]string) (map[string][]byte, error) {
 	data := map[string][]byte{}
-	if len(written) > 0 {
-		file, err := secretfile.Encode(written)
+	if len(writeOnly) > 0 {
+		file, err := writeonly.Encode(writeOnly)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +230,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 		annotationEndpoint:    endpoint,
 		annotationInjectedEnv: strings.Join(b.injected, ","),
 		annotationAllowlist:   b.allowlist,
-		annotationWriteOnly:   strings.Join(b.written, ","),
+		annotationWriteOnly:   strings.Join(b.writeOnly, ","),
 		annotationReplicas:    strconv.Itoa(int(b.replicas)),
 	}
 	if started {
@@ -247,8 +247,8 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 	}
 	owned := variablesOf(b.cfg, endpoint)
 	host := launch.Host{Owned: owned}
-	if len(b.written) > 0 {
-		host.EnvFile = launch.EnvFilePath
+	if len(b.writeOnly) > 0 {
+		host.WriteOnlyFile = launch.WriteOnlyFilePath
 	}
 	args := host.Args()
 	env := []corev1.EnvVar{{Name: launch.ConfigEnvVar, ValueFrom: &corev1.EnvVarSource{
@@ -268,13 +268,13 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 		Medium: corev1.StorageMediumMemory, SizeLimit: ptr(resource.MustParse("64Mi")),
 	}}}}
 	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
-	if len(b.written) > 0 {
+	if len(b.writeOnly) > 0 {
 		volumes = append(volumes, corev1.Volume{Name: "write-only", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-			SecretName: name, Items: []corev1.KeyToPath{{Key: secretKey, Path: launch.EnvFileName}},
+			SecretName: name, Items: []corev1.KeyToPath{{Key: secretKey, Path: launch.WriteOnlyFileName}},
 			// Readable by the pod's group (its fsGroup) alone.
 			DefaultMode: ptr(int32(0o440)),
 		}}})
-		mounts = append(mounts, corev1.VolumeMount{Name: "write-only", MountPath: launch.EnvFileDir, ReadOnly: true})
+		mounts = append(mounts, corev1.VolumeMount{Name: "write-only", MountPath: launch.WriteOnlyDir, ReadOnly: true})
 	}
 	probePath := card.WellKnownPath
 	container := corev1.Container{

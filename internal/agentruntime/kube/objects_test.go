@@ -23,7 +23,7 @@ func TestDeploymentHoldsNoValues(t *testing.T) {
 	spec := agentruntime.Spec{
 		Config:    agentConfig("Kube Objects", "# ${KUBE_TEST_ALLOWED} ${KUBE_TEST_WRITTEN}"),
 		Allowlist: &agentruntime.EnvAllowlist{Name: "objects", Variables: []string{"KUBE_TEST_ALLOWED"}},
-		Secrets:   agentruntime.SecretValues{"KUBE_TEST_WRITTEN": written},
+		WriteOnly: agentruntime.WriteOnlyValues{"KUBE_TEST_WRITTEN": written},
 	}
 	a, err := rt.Provision(testContext(t), spec)
 	if err != nil {

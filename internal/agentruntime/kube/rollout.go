@@ -83,7 +83,7 @@ func (r *Runtime) rollRunning(ctx context.Context, op string, p agentruntime.Pre
 		return agentruntime.Agent{}, errNothingToRoll
 	}
 	b := r.newBlueprint(p, spec, name)
-	data, err := r.place(ctx, op, &b, existing, p, spec.Secrets)
+	data, err := r.place(ctx, op, &b, existing, p, spec.WriteOnly)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}

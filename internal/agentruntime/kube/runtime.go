@@ -176,7 +176,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, agentruntime.ExistsError(op, id)
 		}
 	}
-	data, err := r.place(ctx, op, &b, existing, p, spec.Secrets)
+	data, err := r.place(ctx, op, &b, existing, p, spec.WriteOnly)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
@@ -238,19 +238,19 @@ func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func
 // newBlueprint is the blueprint of the agent of p, named name, but for its
 // port.
 func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
-	return blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, written: p.Written, allowlist: p.Allowlist,
+	return blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist,
 		replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
 }
 
 // place gives b its port, that of existing when the agent has one, and
 // returns its Secret's data.
 func (r *Runtime) place(ctx context.Context, op string, b *blueprint, existing *appsv1.Deployment, p agentruntime.Prepared,
-	secrets agentruntime.SecretValues) (map[string][]byte, error) {
+	writeOnly agentruntime.WriteOnlyValues) (map[string][]byte, error) {
 	var err error
 	if b.port, err = r.portFor(ctx, op, *b, existing, p); err != nil {
 		return nil, err
 	}
-	data, err := secretData(*b, secrets)
+	data, err := secretData(*b, writeOnly)
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindBackend, op, p.ID, err, "encode the write-only values")
 	}

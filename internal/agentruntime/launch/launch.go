@@ -24,7 +24,7 @@ const (
 	HostFlag          = "host"           // overrides [server] host
 	PortFlag          = "port"           // overrides [server] http_port
 	AdvertisedURLFlag = "advertised-url" // overrides [server] advertised_url
-	EnvFileFlag       = "env-file"       // the write-only values' file (package secretfile)
+	WriteOnlyFileFlag = "env-file"       // the write-only values' file (package writeonly)
 )
 
 // ConfigEnvVar carries the config into a container or pod, so that it
@@ -33,11 +33,11 @@ const (
 const ConfigEnvVar = "A2A_AGENT_CONFIG"
 
 // In a container or pod an agent's write-only values are the file
-// EnvFileName in EnvFileDir, a volume the adapter mounts there.
+// WriteOnlyFileName in WriteOnlyDir, a volume the adapter mounts there.
 const (
-	EnvFileDir  = "/run/a2a"
-	EnvFileName = "env.json"
-	EnvFilePath = EnvFileDir + "/" + EnvFileName
+	WriteOnlyDir      = "/run/a2a"
+	WriteOnlyFileName = "env.json"
+	WriteOnlyFilePath = WriteOnlyDir + "/" + WriteOnlyFileName
 )
 
 // ListenAll is the HOST of an agent in a container or pod: every address of
@@ -94,9 +94,9 @@ type Host struct {
 	// Owned is where the host listens and the endpoint it advertises: the
 	// values the agent is given, so that the two always agree.
 	Owned Owned
-	// EnvFile is the write-only values' file where the host runs; empty
+	// WriteOnlyFile is the write-only values' file where the host runs; empty
 	// for an agent that has none.
-	EnvFile string
+	WriteOnlyFile string
 }
 
 // Args are the host's arguments after Subcommand.
@@ -107,8 +107,8 @@ func (h Host) Args() []string {
 	}
 	args = append(args, "--"+HostFlag, h.Owned.Host, "--"+PortFlag, strconv.Itoa(h.Owned.Port),
 		"--"+AdvertisedURLFlag, h.Owned.AdvertisedURL)
-	if h.EnvFile != "" {
-		args = append(args, "--"+EnvFileFlag, h.EnvFile)
+	if h.WriteOnlyFile != "" {
+		args = append(args, "--"+WriteOnlyFileFlag, h.WriteOnlyFile)
 	}
 	return args
 }

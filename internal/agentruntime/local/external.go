@@ -75,7 +75,7 @@ func findProgram(name, dir string) (string, error) {
 func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*exec.Cmd, error) {
 	owned := launch.Owned{Host: rec.Host, Port: rec.Port, AdvertisedURL: rec.Endpoint}
 	env := append(childEnv(rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256, rec.External)...)
-	secretPath, hasSecrets, err := r.secrets.Path(rec.ID)
+	writeOnlyPath, hasWriteOnly, err := r.writeOnly.Path(rec.ID)
 	if err != nil {
 		return nil, fmt.Errorf("find the write-only values: %w", err)
 	}
@@ -83,9 +83,9 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	ctx = context.WithoutCancel(ctx)
 	if !rec.External {
 		host := launch.Host{ConfigFile: r.dir.Join(configFile(rec.ID)), Owned: owned}
-		if hasSecrets {
+		if hasWriteOnly {
 			// The host reads them itself, so they stay out of its environment.
-			host.EnvFile = secretPath
+			host.WriteOnlyFile = writeOnlyPath
 		}
 		cmd := exec.CommandContext(ctx, r.exe, append([]string{launch.Subcommand}, host.Args()...)...)
 		cmd.Env = slices.Concat(env, owned.Env())
@@ -97,7 +97,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 		return nil, err
 	}
 	// Write-only values never reach a program of its own: Prepare refuses
-	// them for it, so it has no secrets file to read.
+	// them for it, so it has no write-only values' file to read.
 	argv, extra, err := cfg.Runtime.Expanded(agentruntime.ExternalLookup(owned, rec.InjectedEnv))
 	if err != nil {
 		return nil, err

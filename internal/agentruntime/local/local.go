@@ -16,8 +16,8 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/secretfile"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/writeonly"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
 )
@@ -40,8 +40,8 @@ type Runtime struct {
 	dirID string
 	exe   string
 	grace time.Duration
-	// secrets holds each agent's write-only values, for its every start.
-	secrets secretfile.Store
+	// writeOnly holds each agent's write-only values, for its every start.
+	writeOnly writeonly.Store
 
 	mu sync.Mutex
 	// exited holds, for each child this process started and has not yet
@@ -84,7 +84,7 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local runtime: %w", err)
 	}
-	return &Runtime{dir: dir, dirID: dirID, exe: exe, grace: grace, secrets: secretfile.NewStore(dir, secretDir), exited: map[int]chan struct{}{}}, nil
+	return &Runtime{dir: dir, dirID: dirID, exe: exe, grace: grace, writeOnly: writeonly.NewStore(dir, writeOnlyDir), exited: map[int]chan struct{}{}}, nil
 }
 
 // openWait bounds New's wait for the state dir lock, held by another run
@@ -202,7 +202,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec.EnvAllowlist = p.Allowlist
 	// The values before the record that will use them: a record is never
 	// left describing an agent whose values are missing.
-	if err := r.secrets.Put(id, spec.Secrets); err != nil {
+	if err := r.writeOnly.Put(id, spec.WriteOnly); err != nil {
 		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "store the write-only values")
 	}
 	// The record first: should the config not follow, Start finds the
@@ -703,7 +703,7 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"agent process %d still runs after it was stopped; destroy it again", left[0].PID)
 	}
-	if err := r.removeSecrets(op, id); err != nil {
+	if err := r.removeWriteOnly(op, id); err != nil {
 		return err
 	}
 	for i, f := range []string{processFile(id), configFile(id), logFile(id), recordFile(id)} {
@@ -720,9 +720,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	return r.removeLock(op, id, lock)
 }
 
-// removeSecrets deletes the agent's write-only values.
-func (r *Runtime) removeSecrets(op, id string) error {
-	if err := r.secrets.Remove(id); err != nil {
+// removeWriteOnly deletes the agent's write-only values.
+func (r *Runtime) removeWriteOnly(op, id string) error {
+	if err := r.writeOnly.Remove(id); err != nil {
 		return agentruntime.Wrap(agentruntime.KindBackend, op, id, err)
 	}
 	return nil

@@ -23,8 +23,8 @@ const (
 	recordDir = "local/agents"
 	configDir = "local/configs"
 	logDir    = "local/logs"
-	// secretDir holds write-only values, apart from records and configs.
-	secretDir = "local/secrets"
+	// writeOnlyDir holds write-only values, apart from records and configs.
+	writeOnlyDir = "local/secrets"
 )
 
 // record is the durable account of one agent. It holds names of injected

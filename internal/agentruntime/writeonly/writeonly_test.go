@@ -1,4 +1,4 @@
-package secretfile
+package writeonly
 
 import (
 	"os"

@@ -1,10 +1,10 @@
-// Package secretfile is how an agent's write-only values travel to the
+// Package writeonly is how an agent's write-only values travel to the
 // agent host and rest between its starts: one JSON object of variable names
 // to values, which the host reads with `run --env-file FILE` (the flag is
-// launch.EnvFileFlag). Keeping the values in a file of their own, rather
+// launch.WriteOnlyFileFlag). Keeping the values in a file of their own, rather
 // than in the agent's environment or its config record, leaves them out of
 // process listings, `docker inspect` and every record the runtime shows.
-package secretfile
+package writeonly
 
 import (
 	"encoding/json"
