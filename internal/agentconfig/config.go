@@ -179,9 +179,9 @@ const (
 	PullNever   = "never"
 )
 
-// External reports whether the config describes an agent the operator
+// Brought reports whether the config describes an agent the operator
 // brings (a command or an image) rather than the built-in host.
-func (r Runtime) External() bool { return len(r.Command) > 0 || r.Image != "" }
+func (r Runtime) Brought() bool { return len(r.Command) > 0 || r.Image != "" }
 
 // PullPolicy returns the pull policy, PullMissing when unset.
 func (r Runtime) PullPolicy() string {
@@ -233,9 +233,9 @@ func Parse(raw []byte) (*Config, error) {
 }
 
 func (c *Config) applyDefaults() {
-	// An external agent has no handler; leaving the type empty lets
+	// A brought agent has no handler; leaving the type empty lets
 	// validate tell a [handler] the operator wrote from a default.
-	if c.Handler.Type == "" && !c.Runtime.External() {
+	if c.Handler.Type == "" && !c.Runtime.Brought() {
 		c.Handler.Type = HandlerEcho
 	}
 	if c.Handler.Echo.Reply == "" {

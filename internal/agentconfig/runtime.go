@@ -7,7 +7,7 @@ import (
 )
 
 // Variables the runtime sets for every agent and fills in wherever an
-// external agent's command or [runtime.env] references them.
+// brought agent's command or [runtime.env] references them.
 const (
 	PortVar          = "PORT"
 	HostVar          = "HOST"
@@ -21,7 +21,7 @@ const (
 	LegacyCardPath  = "/.well-known/agent.json"
 )
 
-// builtInOnly are the tables only the built-in host reads: an external
+// builtInOnly are the tables only the built-in host reads: a brought
 // agent serves its own card and keeps its own tasks, so they would
 // silently do nothing for it.
 var builtInOnly = []struct{ key, what, does string }{
@@ -51,7 +51,7 @@ func (r Runtime) ListenPort(fallback int) int {
 	return fallback
 }
 
-// validateRuntime checks the [runtime] table and, for an external agent,
+// validateRuntime checks the [runtime] table and, for a brought agent,
 // that no table meant for the built-in host's card is set.
 func (c *Config) validateRuntime(add func(key, msg string)) {
 	rt := c.Runtime
@@ -94,7 +94,7 @@ func (c *Config) validateRuntime(add func(key, msg string)) {
 		}
 	}
 	written := newKeyIndex(c.raw).offsets
-	if !rt.External() {
+	if !rt.Brought() {
 		for _, key := range []string{"runtime.card_path", "runtime.env", "runtime.port", "runtime.working_dir"} {
 			if _, ok := written[key]; ok {
 				add(key, key+" applies to an agent the runtime runs from runtime.command or runtime.image; the built-in host needs none of it")
@@ -110,7 +110,7 @@ func (c *Config) validateRuntime(add func(key, msg string)) {
 	}
 }
 
-// Expanded returns the command and [runtime.env] of an external agent with
+// Expanded returns the command and [runtime.env] of a brought agent with
 // every reference replaced from lookup, which the runtime gives PORT, HOST,
 // A2A_ADVERTISED_URL and the allowlisted variables. An unset variable with
 // no default is an error naming it, never a silently empty value.

@@ -8,7 +8,7 @@ import (
 )
 
 // TestRuntimeProblems checks each mistake in [runtime] is refused where it
-// is written, and that an external agent refuses the card-only tables.
+// is written, and that a brought agent refuses the card-only tables.
 func TestRuntimeProblems(t *testing.T) {
 	const head = "[agent]\nname = \"a\"\n"
 	const cmd = "[runtime]\ncommand = [\"./agent\"]\n"
@@ -27,12 +27,12 @@ func TestRuntimeProblems(t *testing.T) {
 		{"env name", head + cmd + "[runtime.env]\n\"1ST\" = \"x\"\n", "runtime.env.1ST", 6, 1, "not an environment variable name"},
 		{"env owned by the runtime", head + cmd + "[runtime.env]\nPORT = \"1\"\n", "runtime.env.PORT", 6, 1, "may not set PORT"},
 		{"working dir from a variable", head + cmd + "working_dir = \"${DIR}\"\n", "runtime.working_dir", 5, 1, "must be literal"},
-		{"skills for an external agent", head + cmd + "[[skills]]\nid = \"s\"\n", "skills", 5, 1, "[[skills]] shapes the card the built-in host derives; this agent runs from runtime.command"},
+		{"skills for a brought agent", head + cmd + "[[skills]]\nid = \"s\"\n", "skills", 5, 1, "[[skills]] shapes the card the built-in host derives; this agent runs from runtime.command"},
 		{"handler for an image", head + "[handler]\ntype = \"echo\"\n[runtime]\nimage = \"x\"\n", "handler", 3, 1, "serves its own card"},
-		{"auth for an external agent", head + "[auth]\nbearer_token = \"${T}\"\n" + cmd, "auth", 3, 1, "[auth] protects the built-in host"},
-		{"card for an external agent", head + cmd + "[card]\nsigning_key = \"k\"\n", "card", 5, 1, "[card] signs the card"},
-		{"tasks for an external agent", head + cmd + "[tasks]\nmax_count = 5\n", "tasks", 5, 1, "[tasks] bounds the tasks the built-in host keeps"},
-		{"echo reply for an external agent", head + cmd + "[handler.echo]\nreply = \"message\"\n", "handler", 5, 2, "[handler] chooses how the built-in host answers"},
+		{"auth for a brought agent", head + "[auth]\nbearer_token = \"${T}\"\n" + cmd, "auth", 3, 1, "[auth] protects the built-in host"},
+		{"card for a brought agent", head + cmd + "[card]\nsigning_key = \"k\"\n", "card", 5, 1, "[card] signs the card"},
+		{"tasks for a brought agent", head + cmd + "[tasks]\nmax_count = 5\n", "tasks", 5, 1, "[tasks] bounds the tasks the built-in host keeps"},
+		{"echo reply for a brought agent", head + cmd + "[handler.echo]\nreply = \"message\"\n", "handler", 5, 2, "[handler] chooses how the built-in host answers"},
 		{"card path for the built-in host", head + "[runtime]\ncard_path = \"/card\"\n", "runtime.card_path", 4, 1, "the built-in host needs none of it"},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func TestRuntimeProblems(t *testing.T) {
 	}
 }
 
-// TestRuntimeAccepted checks the shapes of external agents that are fine.
+// TestRuntimeAccepted checks the shapes of brought agents that are fine.
 func TestRuntimeAccepted(t *testing.T) {
 	for name, config := range map[string]string{
 		"program with placeholders": "[runtime]\ncommand = [\"./agent\", \"--port\", \"${PORT}\", \"--url\", \"${A2A_ADVERTISED_URL}\"]\nworking_dir = \"agents\"\n[runtime.env]\nLOG_LEVEL = \"debug\"\n",
@@ -67,8 +67,8 @@ func TestRuntimeAccepted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !cfg.Runtime.External() || cfg.Handler.Type != "" {
-				t.Errorf("external %v, handler %q: want an external agent without handler", cfg.Runtime.External(), cfg.Handler.Type)
+			if !cfg.Runtime.Brought() || cfg.Handler.Type != "" {
+				t.Errorf("external %v, handler %q: want a brought agent without handler", cfg.Runtime.Brought(), cfg.Handler.Type)
 			}
 		})
 	}

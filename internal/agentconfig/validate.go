@@ -67,7 +67,7 @@ func (c *Config) validate() error {
 	c.validateRuntime(add)
 	switch c.Handler.Type {
 	case "":
-		// An external agent: validateRuntime has refused any [handler].
+		// A brought agent: validateRuntime has refused any [handler].
 	case HandlerEcho:
 	case HandlerLLM:
 		if err := c.Handler.LLM.Check(); err != nil {

@@ -30,7 +30,7 @@ func TestExampleCards(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", where, err)
 		}
-		if cfg.Runtime.External() {
+		if cfg.Runtime.Brought() {
 			continue // an agent brought to run serves its own card
 		}
 		t.Run(where, func(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
-// ExternalLookup resolves the variables an operator's own agent program may
+// BroughtLookup resolves the variables an operator's own agent program may
 // reference in its [runtime] command and env: the values the runtime owns
 // (PORT, HOST, A2A_ADVERTISED_URL) first, then the allowlisted variables of
 // the provider's environment. Anything else is unset, so a config can never
 // read what it was not given.
-func ExternalLookup(o launch.Owned, allowed []string) agentconfig.Lookup {
+func BroughtLookup(o launch.Owned, allowed []string) agentconfig.Lookup {
 	owned := o.Values()
 	return func(name string) (string, bool) {
 		if v, ok := owned[name]; ok {

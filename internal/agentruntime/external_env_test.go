@@ -6,12 +6,12 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
-func TestExternalLookup(t *testing.T) {
+func TestBroughtLookup(t *testing.T) {
 	t.Setenv("ALLOWED", "from-env")
 	t.Setenv("NOT_ALLOWED", "secret")
 	t.Setenv("PORT", "from-env")
 	t.Setenv("HOST", "from-env")
-	lookup := ExternalLookup(
+	lookup := BroughtLookup(
 		launch.Owned{Host: "0.0.0.0", Port: 8080, AdvertisedURL: "http://agent:9000"},
 		[]string{"ALLOWED", "PORT", "HOST", "UNSET"},
 	)

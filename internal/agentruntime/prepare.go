@@ -60,7 +60,7 @@ func Prepare(spec Spec) (Prepared, error) {
 		return Prepared{}, &Error{Kind: KindInvalidConfig, Op: "provision", Err: err}
 	}
 	id := cfg.ID()
-	if cfg.Runtime.External() && len(writeOnly) > 0 {
+	if cfg.Runtime.Brought() && len(writeOnly) > 0 {
 		return Prepared{}, Errorf(KindInvalidConfig, "provision", id, nil,
 			"write-only values (env_wo %s) reach the built-in agent host only, which reads them from a file; an agent run from "+
 				"[runtime] command or image takes its secrets as ${VAR} references to allowlisted variables of terraform's environment",

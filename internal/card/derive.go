@@ -68,7 +68,7 @@ const CompatProtocolVersion a2a.ProtocolVersion = "0.3"
 // tags to its id; a config without skills advertises one skill named after
 // the agent. The card is not signed; see Sign.
 func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
-	if cfg.Runtime.External() {
+	if cfg.Runtime.Brought() {
 		return nil, errors.New("the agent runs from [runtime] command or image and serves its own card, which only the running agent knows: read it by its url instead")
 	}
 	if err := checkEndpoint(endpoint); err != nil {

@@ -17,7 +17,7 @@ import (
 // no tasks, and a brought agent keeps its own.
 func taskStoreWarning(cfg *agentconfig.Config, replicas int) diag.Diagnostics {
 	var diags diag.Diagnostics
-	if replicas < 2 || cfg.Tasks.Store != "" || cfg.Runtime.External() ||
+	if replicas < 2 || cfg.Tasks.Store != "" || cfg.Runtime.Brought() ||
 		cfg.Handler.Type == agentconfig.HandlerEcho && cfg.Handler.Echo.Reply == agentconfig.EchoReplyMessage {
 		return diags
 	}

@@ -26,11 +26,11 @@ import (
 // built-in host's containers do without it, serving at card.WellKnownPath.
 const labelCardPaths = "a2a.card-paths"
 
-// externalProcess returns the command and the [runtime.env] variables of an
+// broughtProcess returns the command and the [runtime.env] variables of an
 // agent the operator brings, with PORT, HOST and A2A_ADVERTISED_URL and the
 // allowlisted variables filled in. A nil command keeps the image's own.
-func (b blueprint) externalProcess(owned launch.Owned) (cmd, env []string, err error) {
-	lookup := agentruntime.ExternalLookup(owned, b.injected)
+func (b blueprint) broughtProcess(owned launch.Owned) (cmd, env []string, err error) {
+	lookup := agentruntime.BroughtLookup(owned, b.injected)
 	argv, extra, err := b.cfg.Runtime.Expanded(lookup)
 	if err != nil {
 		return nil, nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, "provision", b.cfg.ID(), err)

@@ -842,7 +842,7 @@ func nameTaken(err error) bool {
 // PlannedAddress is the address Provision gives the built-in host's agent
 // whose config fixes its port.
 func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
-	if cfg.Runtime.External() {
+	if cfg.Runtime.Brought() {
 		return agentruntime.Address{}, false
 	}
 	return agentruntime.FixedAddress(cfg, r.opts.AdvertiseHost)

@@ -122,8 +122,8 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 			labelDeliveredEnv: strings.Join(delivered, ","),
 		},
 	}
-	if b.cfg.Runtime.External() {
-		cmd, extra, err := b.externalProcess(owned)
+	if b.cfg.Runtime.Brought() {
+		cmd, extra, err := b.broughtProcess(owned)
 		if err != nil {
 			return client.ContainerCreateOptions{}, err
 		}

@@ -27,7 +27,7 @@ var pullPolicies = map[string]corev1.PullPolicy{
 	agentconfig.PullNever:   corev1.PullNever,
 }
 
-// bring turns c, the built-in host's container of b, into the agent the
+// asBrought turns c, the built-in host's container of b, into the agent the
 // operator brings: its image, its command in place of the image's own (as
 // the container adapter runs it) with the owned variables filled in, its
 // [runtime.env] in the environment, and probes on the port it listens on.
@@ -38,7 +38,7 @@ var pullPolicies = map[string]corev1.PullPolicy{
 // agent's Secret when the container starts, so that no value is ever in
 // the Deployment; every other character is escaped from the kubelet's
 // expansion.
-func (b blueprint) bring(c *corev1.Container, owned launch.Owned) (cardPaths string) {
+func (b blueprint) asBrought(c *corev1.Container, owned launch.Owned) (cardPaths string) {
 	rt := b.cfg.Runtime
 	port := owned.Port
 	x := podExpander{owned: owned.Values(), injected: b.injected, referenced: map[string]bool{}}
@@ -96,7 +96,7 @@ func checkBrought(p agentruntime.Prepared, pending bool) error {
 		return err
 	}
 	// The endpoint is not needed to tell whether every reference resolves.
-	lookup := agentruntime.ExternalLookup(variablesOf(cfg, ""), p.InjectedEnv)
+	lookup := agentruntime.BroughtLookup(variablesOf(cfg, ""), p.InjectedEnv)
 	if _, _, err := cfg.Runtime.Expanded(lookup); err != nil {
 		return agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", cfg.ID(), err,
 			"give [runtime] command and env a value for each: set the variable in the environment terraform runs in (allowlisted), or write a default as ${NAME:-default}")

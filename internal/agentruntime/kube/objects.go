@@ -304,8 +304,8 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 		},
 	}
-	if b.cfg.Runtime.External() {
-		annotations[annotationCardPaths] = b.bring(&container, owned)
+	if b.cfg.Runtime.Brought() {
+		annotations[annotationCardPaths] = b.asBrought(&container, owned)
 	}
 	grace := r.opts.graceSeconds()
 	return &appsv1.Deployment{

@@ -138,7 +138,7 @@ func prepareProvision(op string, spec agentruntime.Spec) (agentruntime.Prepared,
 
 func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	p, err := agentruntime.Prepare(spec)
-	if err == nil && p.Config.Runtime.External() {
+	if err == nil && p.Config.Runtime.Brought() {
 		err = checkBrought(p, spec.AllowlistPending)
 	}
 	if err != nil {
@@ -952,7 +952,7 @@ func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address,
 	if endpoint := r.advertised(cfg); endpoint != "" {
 		a, ok = agentruntime.Address{Endpoint: endpoint, CardURL: card.CardURL(endpoint), Port: cfg.Server.HTTPPort}, true
 	}
-	if ok && cfg.Runtime.External() {
+	if ok && cfg.Runtime.Brought() {
 		a.CardURL = card.CardURLAt(a.Endpoint, cfg.Runtime.CardPaths()[0])
 	}
 	return a, ok

@@ -39,10 +39,10 @@ func checkProgram(op, id string, cfg *agentconfig.Config) (string, error) {
 	return dir, nil
 }
 
-// placeExternal fills in the record of an agent the operator brings: where
+// placeBrought fills in the record of an agent the operator brings: where
 // it runs and where its card is.
-func placeExternal(rec *record, cfg *agentconfig.Config, workDir string) {
-	rec.External = true
+func placeBrought(rec *record, cfg *agentconfig.Config, workDir string) {
+	rec.Brought = true
 	rec.CardPaths = cfg.Runtime.CardPaths()
 	rec.WorkingDir = workDir
 	rec.CardURL = card.CardURLAt(rec.Endpoint, rec.CardPaths[0])
@@ -74,14 +74,14 @@ func findProgram(name, dir string) (string, error) {
 // config references.
 func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*exec.Cmd, error) {
 	owned := launch.Owned{Host: rec.Host, Port: rec.Port, AdvertisedURL: rec.Endpoint}
-	env := append(childEnv(rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256, rec.External)...)
+	env := append(childEnv(rec.InjectedEnv), r.identityEnv(rec.ID, rec.ConfigSHA256, rec.Brought)...)
 	writeOnlyPath, hasWriteOnly, err := r.writeOnly.Path(rec.ID)
 	if err != nil {
 		return nil, fmt.Errorf("find the write-only values: %w", err)
 	}
 	// The agent must outlive ctx and this process: nothing may cancel it.
 	ctx = context.WithoutCancel(ctx)
-	if !rec.External {
+	if !rec.Brought {
 		host := launch.Host{ConfigFile: r.dir.Join(configFile(rec.ID)), Owned: owned}
 		if hasWriteOnly {
 			// The host reads them itself, so they stay out of its environment.
@@ -98,7 +98,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	}
 	// Write-only values never reach a program of its own: Prepare refuses
 	// them for it, so it has no write-only values' file to read.
-	argv, extra, err := cfg.Runtime.Expanded(agentruntime.ExternalLookup(owned, rec.InjectedEnv))
+	argv, extra, err := cfg.Runtime.Expanded(agentruntime.BroughtLookup(owned, rec.InjectedEnv))
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 // probe checks the agent's card: an external agent's where it listens, at
 // its card paths; the built-in host's at its recorded card URL.
 func (rec *record) probe(ctx context.Context) agentruntime.CardCheck {
-	if !rec.External {
+	if !rec.Brought {
 		return agentruntime.CheckCardAt(ctx, rec.CardURL)
 	}
 	base := card.Endpoint("", rec.Host, rec.Port)

@@ -17,8 +17,8 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
-// externalConfig is an agent run from command, the TOML array given.
-func externalConfig(name, command, extra string) []byte {
+// broughtCommandConfig is an agent run from command, the TOML array given.
+func broughtCommandConfig(name, command, extra string) []byte {
 	return fmt.Appendf(nil, "[agent]\nname = %q\n[runtime]\ncommand = %s\n%s", name, command, extra)
 }
 
@@ -32,12 +32,12 @@ func sdkAgent(t *testing.T, name, binding, protocol string, args string) []byte 
 		t.Fatal(err)
 	}
 	cmd := fmt.Sprintf(`[%q, "serve", "--host", "${HOST}", "--port", "${PORT}", "--card", %q, %s]`, a2acli.Binary(t), cardFile, args)
-	return externalConfig(name, cmd, fmt.Sprintf("port = %d\n", port))
+	return broughtCommandConfig(name, cmd, fmt.Sprintf("port = %d\n", port))
 }
 
-// TestExternalAgents runs the official SDK's a2a tool as agents in every
+// TestBroughtAgents runs the official SDK's a2a tool as agents in every
 // shape it serves, each healthy with its own card.
-func TestExternalAgents(t *testing.T) {
+func TestBroughtAgents(t *testing.T) {
 	rt := newRuntime(t, t.TempDir())
 	for _, tc := range []struct {
 		name, binding, protocol, args string
@@ -59,9 +59,9 @@ func TestExternalAgents(t *testing.T) {
 	}
 }
 
-// TestExternalAgentEnvironment checks what an external agent is given: its
+// TestBroughtAgentEnvironment checks what a brought agent is given: its
 // placeholders filled in, its own variables, its working directory.
-func TestExternalAgentEnvironment(t *testing.T) {
+func TestBroughtAgentEnvironment(t *testing.T) {
 	work := t.TempDir()
 	script := filepath.Join(work, "report.sh")
 	// The script reports what it received as the agent's answer; the
@@ -108,9 +108,9 @@ func TestExternalAgentEnvironment(t *testing.T) {
 	}
 }
 
-// TestExternalAgentFailures covers the programs that never become agents:
+// TestBroughtAgentFailures covers the programs that never become agents:
 // each fails with an error that says why, and leaves nothing running.
-func TestExternalAgentFailures(t *testing.T) {
+func TestBroughtAgentFailures(t *testing.T) {
 	bin := a2acli.Binary(t)
 	work := t.TempDir()
 	invalid := filepath.Join(work, "invalid-card.json")
@@ -119,7 +119,7 @@ func TestExternalAgentFailures(t *testing.T) {
 	}
 	rt := newRuntime(t, t.TempDir())
 	t.Run("missing executable", func(t *testing.T) {
-		_, err := rt.Provision(bg, agentruntime.Spec{Config: externalConfig("missing", `["./no-such-agent"]`, fmt.Sprintf("working_dir = %q\n", work))})
+		_, err := rt.Provision(bg, agentruntime.Spec{Config: broughtCommandConfig("missing", `["./no-such-agent"]`, fmt.Sprintf("working_dir = %q\n", work))})
 		if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(err.Error(), "no-such-agent") {
 			t.Fatalf("Provision of a missing program = %v, want invalid config naming it", err)
 		}
@@ -128,7 +128,7 @@ func TestExternalAgentFailures(t *testing.T) {
 		}
 	})
 	t.Run("exits at once", func(t *testing.T) {
-		a := provisionOnly(t, rt, agentruntime.Spec{Config: externalConfig("quitter", fmt.Sprintf(`[%q, "serve"]`, bin), "")})
+		a := provisionOnly(t, rt, agentruntime.Spec{Config: broughtCommandConfig("quitter", fmt.Sprintf(`[%q, "serve"]`, bin), "")})
 		err := rt.Start(bg, a.ID)
 		if !agentruntime.IsKind(err, agentruntime.KindSpawnFailure) {
 			t.Fatalf("Start of a program that exits at once = %v, want a spawn failure", err)
@@ -141,7 +141,7 @@ func TestExternalAgentFailures(t *testing.T) {
 	})
 	t.Run("invalid card", func(t *testing.T) {
 		cmd := fmt.Sprintf(`[%q, "serve", "--echo", "--port", "${PORT}", "--card", %q]`, bin, invalid)
-		a := provisionOnly(t, rt, agentruntime.Spec{Config: externalConfig("invalid card", cmd, "")})
+		a := provisionOnly(t, rt, agentruntime.Spec{Config: broughtCommandConfig("invalid card", cmd, "")})
 		if err := rt.Start(bg, a.ID); err != nil {
 			t.Fatalf("Start: %v", err)
 		}

@@ -131,7 +131,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	cfg, id := p.Config, p.ID
 	var workDir string
-	if cfg.Runtime.External() {
+	if cfg.Runtime.Brought() {
 		if workDir, err = checkProgram(op, id, cfg); err != nil {
 			return agentruntime.Agent{}, err
 		}
@@ -193,9 +193,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	}
 	rec.Endpoint = card.Endpoint(cfg.Server.AdvertisedURL, rec.Host, rec.Port)
 	rec.CardURL = card.CardURL(rec.Endpoint)
-	rec.External, rec.CardPaths, rec.WorkingDir = false, nil, ""
-	if cfg.Runtime.External() {
-		placeExternal(rec, cfg, workDir)
+	rec.Brought, rec.CardPaths, rec.WorkingDir = false, nil, ""
+	if cfg.Runtime.Brought() {
+		placeBrought(rec, cfg, workDir)
 	}
 	rec.ConfigSHA256 = p.Digest
 	rec.InjectedEnv = p.InjectedEnv
@@ -757,7 +757,7 @@ func (r *Runtime) removeLock(op, id string, lock *statedir.KeyLock) error {
 // PlannedAddress is the address Provision gives the built-in host's agent
 // whose config fixes its port.
 func (r *Runtime) PlannedAddress(cfg *agentconfig.Config) (agentruntime.Address, bool) {
-	if cfg.Runtime.External() {
+	if cfg.Runtime.Brought() {
 		return agentruntime.Address{}, false
 	}
 	return agentruntime.FixedAddress(cfg, cfg.ListenHost())

@@ -50,10 +50,10 @@ type record struct {
 	// Where its config and log are follows from its id alone (configFile,
 	// logFile): records written before kept the paths as config_path and
 	// log_path, which are read past, never followed.
-	// External marks an agent run from its config's runtime.command
+	// Brought marks an agent run from its config's runtime.command
 	// rather than the built-in host; it serves its card at CardPaths and
 	// runs in WorkingDir.
-	External   bool     `json:"external,omitempty"`
+	Brought    bool     `json:"external,omitempty"`
 	CardPaths  []string `json:"card_paths,omitempty"`
 	WorkingDir string   `json:"working_dir,omitempty"`
 	// Creation is set by a create-only provision until the agent is

@@ -61,9 +61,9 @@ func busybox(t *testing.T) []byte {
 	return data
 }
 
-// TestAccBYOAgent_container runs the SDK's a2a tool from an image built
+// TestAccBroughtAgent_container runs the SDK's a2a tool from an image built
 // from its static binary, in each shape it serves over HTTP.
-func TestAccBYOAgent_container(t *testing.T) {
+func TestAccBroughtAgent_container(t *testing.T) {
 	c := newContainerAccTest(t)
 	type agent struct {
 		sdkCase
@@ -88,16 +88,16 @@ func TestAccBYOAgent_container(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             c.checkNoContainers,
-				Steps:                    byoSteps(config, a.id, a.sdkCase, a.name, crash, checkServedByContainer(a.id)),
+				Steps:                    broughtSteps(config, a.id, a.sdkCase, a.name, crash, checkServedByContainer(a.id)),
 			})
 		})
 	}
 }
 
-// TestAccBYOAgent_containerExec turns a shell script into an agent with the
+// TestAccBroughtAgent_containerExec turns a shell script into an agent with the
 // tool's --exec, in an image that has a shell: busybox as /bin/sh and as
 // the tr the script runs.
-func TestAccBYOAgent_containerExec(t *testing.T) {
+func TestAccBroughtAgent_containerExec(t *testing.T) {
 	c := newContainerAccTest(t)
 	sc := sdkCase{"SDK Exec", a2acli.JSONRPC, "1.0", nil, "shout this", "SHOUT THIS"}
 	name, id := c.agentName("Ctr SDK Exec")
@@ -116,13 +116,13 @@ func TestAccBYOAgent_containerExec(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps:                    byoSteps(config, id, sc, name, crash, checkServedByContainer(id)),
+		Steps:                    broughtSteps(config, id, sc, name, crash, checkServedByContainer(id)),
 	})
 }
 
-// TestAccBYOAgent_containerMissingImage checks an image absent from the
+// TestAccBroughtAgent_containerMissingImage checks an image absent from the
 // engine, with pull = "never", fails apply and leaves no container.
-func TestAccBYOAgent_containerMissingImage(t *testing.T) {
+func TestAccBroughtAgent_containerMissingImage(t *testing.T) {
 	c := newContainerAccTest(t)
 	name, _ := c.agentName("Ctr Missing Image")
 	image := "terraform-provider-a2a-test-absent:" + c.suffix

@@ -75,11 +75,11 @@ func withCardData(config string) string {
 	return config + "\ndata \"a2a_agent_card\" \"test\" {\n  url = a2a_agent.test.endpoint\n}\n"
 }
 
-// byoSteps are the lifecycle every brought agent goes through: created
+// broughtSteps are the lifecycle every brought agent goes through: created
 // healthy with its card read and a message answered, crashed and healed,
 // imported with an empty plan. crash kills the agent out of band; its
 // record outlives it, so the plan heals it in place.
-func byoSteps(config, id string, c sdkCase, name string, crash func(), extra resource.TestCheckFunc) []resource.TestStep {
+func broughtSteps(config, id string, c sdkCase, name string, crash func(), extra resource.TestCheckFunc) []resource.TestStep {
 	healthy := resource.ComposeAggregateTestCheckFunc(
 		resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 		resource.TestCheckResourceAttr(cardDataAddr, "name", name),
@@ -99,9 +99,9 @@ func byoSteps(config, id string, c sdkCase, name string, crash func(), extra res
 	}, importSteps(agentAddr, id)...)
 }
 
-// TestAccBYOAgent_local runs the SDK's a2a tool as agents of the local
+// TestAccBroughtAgent_local runs the SDK's a2a tool as agents of the local
 // adapter, in each shape it serves.
-func TestAccBYOAgent_local(t *testing.T) {
+func TestAccBroughtAgent_local(t *testing.T) {
 	for _, c := range sdkCases {
 		t.Run(c.name, func(t *testing.T) {
 			acc := newAccTest(t)
@@ -113,15 +113,15 @@ func TestAccBYOAgent_local(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             acc.checkNothingLeft,
-				Steps:                    byoSteps(config, agentconfig.Slug(c.name), c, c.name, acc.killAgent, acc.recordPID()),
+				Steps:                    broughtSteps(config, agentconfig.Slug(c.name), c, c.name, acc.killAgent, acc.recordPID()),
 			})
 		})
 	}
 }
 
-// TestAccBYOAgent_localExec turns a shell script into an agent with the
-// tool's --exec; TestAccBYOAgent_containerExec does so in a container.
-func TestAccBYOAgent_localExec(t *testing.T) {
+// TestAccBroughtAgent_localExec turns a shell script into an agent with the
+// tool's --exec; TestAccBroughtAgent_containerExec does so in a container.
+func TestAccBroughtAgent_localExec(t *testing.T) {
 	acc := newAccTest(t)
 	c := sdkCase{"SDK Exec", a2acli.JSONRPC, "1.0", nil, "shout this", "SHOUT THIS"}
 	work := t.TempDir()
@@ -139,7 +139,7 @@ func TestAccBYOAgent_localExec(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             acc.checkNothingLeft,
-		Steps:                    byoSteps(config, "sdk-exec", c, c.name, acc.killAgent, acc.recordPID()),
+		Steps:                    broughtSteps(config, "sdk-exec", c, c.name, acc.killAgent, acc.recordPID()),
 	})
 }
 
@@ -160,9 +160,9 @@ func (a *accTest) killAgent() {
 	}
 }
 
-// TestAccBYOAgent_localFailures covers brought agents that cannot serve:
+// TestAccBroughtAgent_localFailures covers brought agents that cannot serve:
 // each fails apply with a clear error and leaves nothing running or recorded.
-func TestAccBYOAgent_localFailures(t *testing.T) {
+func TestAccBroughtAgent_localFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		runtime func(t *testing.T, bin string, port int) string
@@ -196,11 +196,11 @@ func TestAccBYOAgent_localFailures(t *testing.T) {
 	}
 }
 
-// TestAccBYOAgent_wrongAdvertisedURL checks an agent whose card advertises
+// TestAccBroughtAgent_wrongAdvertisedURL checks an agent whose card advertises
 // a URL that does not reach it still applies, healthy; the warning itself
 // is tested by TestUnreachableCardWarning, as the test framework does not
 // show warnings to tests.
-func TestAccBYOAgent_wrongAdvertisedURL(t *testing.T) {
+func TestAccBroughtAgent_wrongAdvertisedURL(t *testing.T) {
 	acc := newAccTest(t)
 	port := a2acli.FreePort(t)
 	cardFile := writeCard(t, t.TempDir(), "BYO Wrong URL", "http://0.0.0.0:8080", a2acli.JSONRPC, "1.0")
@@ -217,11 +217,11 @@ func TestAccBYOAgent_wrongAdvertisedURL(t *testing.T) {
 	})
 }
 
-// TestAccBYOAgent_sdkDefaultCard runs the SDK's echo agent with the card it
+// TestAccBroughtAgent_sdkDefaultCard runs the SDK's echo agent with the card it
 // makes itself, which has no skills: the specification's own signing example
 // has such a card, so the agent is healthy and its card readable (with a
 // warning the framework does not show to tests; see TestCardDeviationsWarning).
-func TestAccBYOAgent_sdkDefaultCard(t *testing.T) {
+func TestAccBroughtAgent_sdkDefaultCard(t *testing.T) {
 	acc := newAccTest(t)
 	command := []string{a2acli.Binary(t), "serve", "--echo", "--host", "${HOST}", "--port", "${PORT}"}
 	config := withCardData(acc.agent(fmt.Sprintf("[agent]\nname = \"SDK Default Card\"\n[runtime]\ncommand = %s\nport = %d\n",

@@ -33,13 +33,13 @@ func (k *kubeCluster) broughtImage(t *testing.T) string {
 	return image
 }
 
-// TestAccKubeBYOAgent runs the SDK's a2a tool from an image of its own on
+// TestAccKubeBroughtAgent runs the SDK's a2a tool from an image of its own on
 // the cluster, as an echo agent and as a shell command turned into an agent
 // (--exec, which runs `sh -c`: busybox, found on the PATH the config sets):
 // created healthy, its card read and a message answered over a
 // port-forward, imported with an empty plan, and destroyed leaving no
 // object of it behind.
-func TestAccKubeBYOAgent(t *testing.T) {
+func TestAccKubeBroughtAgent(t *testing.T) {
 	tests := []struct {
 		name        string
 		serve       []string
@@ -87,10 +87,10 @@ func TestAccKubeBYOAgent(t *testing.T) {
 	}
 }
 
-// TestAccKubeBYOAgent_missingImage checks that a brought agent whose image
+// TestAccKubeBroughtAgent_missingImage checks that a brought agent whose image
 // the node lacks, with pull = "never", fails apply saying so and leaves
 // no object behind.
-func TestAccKubeBYOAgent_missingImage(t *testing.T) {
+func TestAccKubeBroughtAgent_missingImage(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
 	ns, name, id := k.agentTest(t, acc, "Kube BYO Missing")
