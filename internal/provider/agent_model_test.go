@@ -25,7 +25,7 @@ func TestAgentModelSameAs(t *testing.T) {
 	}
 	// Null everywhere, as a model read from a plan may be; collections
 	// carry their element type.
-	base := agentModel{InjectedEnv: types.ListNull(types.StringType), EnvWO: types.MapNull(types.StringType)}
+	base := agentModel{InjectedEnv: types.ListNull(types.StringType), EnvWO: types.MapNull(types.StringType), Settings: types.MapNull(types.StringType)}
 	if same := base; !same.sameAs(&base) {
 		t.Fatal("a model is not the same as its copy")
 	}
