@@ -72,6 +72,7 @@ func TestAccExamples(t *testing.T) {
 		"resources/a2a_agent":         {needs: modelServer, check: assistantAnswers},
 		"resources/a2a_env_allowlist": {},
 		"data-sources/a2a_agent_card": {needs: plannerAgent},
+		"functions/agent_id":          {check: agentIDsSpelled},
 	}
 	for _, dir := range exampleDirs(t) {
 		if _, ok := examples[dir]; !ok {
@@ -172,6 +173,15 @@ func quickstartTalks(r *exampleRun) {
 	tools := filepath.Dir(a2acli.Binary(r.t))
 	if out := r.shell(r.output("send_message_a2a"), "PATH="+tools+":"+os.Getenv("PATH")); !strings.Contains(out, "Hi there") || !strings.Contains(out, "completed") {
 		r.t.Errorf("the echo agent answered the quickstart's a2a send with %s, want a completed task echoing Hi there", out)
+	}
+}
+
+// agentIDsSpelled checks the ids the agent_id example's comments promise.
+func agentIDsSpelled(r *exampleRun) {
+	for output, want := range map[string]string{"billing_agent_id": "billing-agent", "cafe_agent_id": "cafe-agent-eu"} {
+		if got := r.output(output); got != want {
+			r.t.Errorf("output %s is %q, want %q", output, got, want)
+		}
 	}
 }
 
