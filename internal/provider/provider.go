@@ -346,7 +346,7 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 }
 
 func (p *a2aProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newAgentResource, newEnvAllowlistResource}
+	return []func() resource.Resource{newIdentifiedAgent, newIdentifiedEnvAllowlist}
 }
 
 func (p *a2aProvider) DataSources(context.Context) []func() datasource.DataSource {
