@@ -343,6 +343,7 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	deps.cardHeaderEnv = s.cardHeaderEnv
 	resp.ResourceData = deps
 	resp.DataSourceData = deps
+	resp.ListResourceData = deps
 }
 
 func (p *a2aProvider) Resources(context.Context) []func() resource.Resource {

@@ -16,7 +16,7 @@ import (
 
 // identityIs checks the identity of the resource at address.
 func identityIs(address, id string) statecheck.StateCheck {
-	return statecheck.ExpectIdentity(address, map[string]knownvalue.Check{"id": knownvalue.StringExact(id)})
+	return statecheck.ExpectIdentity(address, idIs(id))
 }
 
 // TestAccIdentity_import: an agent and its allowlist carry their ids as
