@@ -3,7 +3,6 @@
 package provider
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,12 +21,11 @@ import (
 func TestAccAgentList_generateConfig(t *testing.T) {
 	requireAcc(t)
 	cli := newerTerraform(t)
-	// The terraform commands below run the newer CLI.
-	t.Setenv("PATH", filepath.Dir(cli)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	stateDir := t.TempDir()
 	t.Setenv("GEN_GREETING", "hello")
 
 	owner := newDevWorld(t, stateDir)
+	owner.useTerraform(cli)
 	owner.write("main.tf", providerOf(stateDir)+`
 
 resource "a2a_env_allowlist" "greet" {
@@ -63,8 +61,11 @@ resource "a2a_agent" "damaged" {
 	recordDamage["record invalid"](t, stateDir, "gen-damaged")
 
 	adopter := newDevWorld(t, stateDir)
+	adopter.useTerraform(cli)
 	adopter.write("main.tf", providerOf(stateDir))
-	adopter.write("fleet.tfquery.hcl", "list \"a2a_agent\" \"fleet\" {\n  provider = a2a\n}\n")
+	// The list resource's example: its first list holds every agent, its
+	// second none of these.
+	adopter.write("fleet.tfquery.hcl", string(readFile(t, filepath.Join(examplesRoot, "list-resources", "a2a_agent", "list-resource.tfquery.hcl"))))
 	adopter.destroyAtCleanup()
 	out := strings.Join(strings.Fields(adopter.terraform("query", "-generate-config-out=generated.tf")), " ")
 	for _, want := range []string{"Agent gen-damaged cannot be read and is not listed", filepath.Join("agents", "gen-damaged.json"),
