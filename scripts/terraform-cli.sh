@@ -31,7 +31,10 @@ say() { echo "terraform-cli: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
 # built: the binary is there and says it is the pinned version.
-built() { [[ -x $OUT ]] && "$OUT" version 2>/dev/null | head -n1 | grep -qx "Terraform $VERSION"; }
+built() {
+  local said
+  [[ -x $OUT ]] && said=$("$OUT" version 2>/dev/null) && [[ ${said%%$'\n'*} == "Terraform $VERSION" ]]
+}
 
 # stand_in DIR MODULE_PATH writes the module that replaces MODULE_PATH.
 stand_in() {
@@ -111,7 +114,7 @@ build() {
     -ldflags "-s -w -X $MODULE/version.dev=no" -o "$OUT.new" "$MODULE") ||
     fail "building Terraform $VERSION failed (above)"
   mv "$OUT.new" "$OUT"
-  built || fail "the Terraform built at $OUT does not say it is $VERSION: $("$OUT" version 2>&1 | head -n1)"
+  built || fail "the Terraform built at $OUT does not say it is $VERSION"
 }
 
 case ${1:-} in
