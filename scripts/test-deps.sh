@@ -11,7 +11,11 @@
 # As root with apt-get (Debian), install installs the missing Debian
 # packages, one line per group saying why, and starts the Docker daemon if
 # it is installed but not answering; A2A_TEST_INSTALL=no keeps it from
-# changing the machine. Elsewhere nothing is installed, and run skips a
+# changing the machine. A Terraform new enough for the tests of resource
+# identity, `terraform query` and actions is built from the Go module proxy
+# by scripts/terraform-cli.sh, as any user, unless A2A_TEST_INSTALL=no, and
+# run hands its path to the suite's command in A2A_TERRAFORM_CLI.
+# Elsewhere nothing is installed, and run skips a
 # suite that lacks a part with one line naming the part and its package, or
 # for test-go, whose tests skip themselves, says which of them skip. Where
 # CI asks for a part (A2A_REQUIRE_ENGINE, A2A_REQUIRE_POSTGRES,
@@ -23,6 +27,14 @@ set -euo pipefail
 # The parts, each with the Debian packages that install it (none for those
 # no package gives), the A2A_REQUIRE_ variable under which its absence fails,
 # and the tests that need it. These packages are all make test installs.
+# terraform_cli ARGS... runs the script that builds the Terraform CLI some
+# tests need and says where it is, with the bash running this one.
+terraform_cli() {
+  local here=${BASH_SOURCE[0]%/*}
+  [[ $here != "${BASH_SOURCE[0]}" ]] || here=.
+  "$BASH" "$here/terraform-cli.sh" "$@"
+}
+
 declare -A packages require needed_by
 part() { packages[$1]=$2 require[$1]=$3 needed_by[$1]=$4; }
 part engine "" ENGINE "the container adapter's tests"
@@ -30,6 +42,7 @@ part openssh "openssh-server openssh-client" ENGINE "the container adapter's tes
 part busybox busybox-static ENGINE "the tests of agents brought in images, whose shell it is"
 part postgresql postgresql POSTGRES "the shared task store's tests"
 part curl curl TOOLS "the examples' tests, which run the curl commands the examples print"
+part terraform-cli "" TOOLS "the acceptance tests of resource identity, terraform query and actions, which need Terraform 1.14 or newer"
 part cc "gcc libc6-dev" TOOLS "the race detector's run, which needs cgo"
 part podman podman ENGINE "the container adapter's tests against Podman's Docker API"
 part kube "etcd-server runc containernetworking-plugins conntrack iptables iproute2 procps openssl" KUBE \
@@ -40,7 +53,7 @@ part root "" "" ""
 # that need it skip themselves); the others need all of theirs.
 suite_parts() {
   case $1 in
-    test-go) echo engine openssh busybox postgresql curl ;;
+    test-go) echo engine openssh busybox postgresql curl terraform-cli ;;
     race) echo cc ;;
     test-podman) echo root podman openssh ;;
     test-kube) echo root busybox curl kube ;;
@@ -77,6 +90,7 @@ lacks() {
     curl) has curl || missing+=(curl) ;;
     cc) printf 'int main(void) { return 0; }\n' | "${CC:-gcc}" -x c -o /dev/null - >/dev/null 2>&1 || missing+=("a C compiler with the C library's headers") ;;
     podman) has podman || missing+=(podman) ;;
+    terraform-cli) [[ -x $(terraform_cli path) ]] || missing+=("Terraform $(terraform_cli version) as scripts/terraform-cli.sh builds it") ;;
     kube)
       for c in etcd runc conntrack iptables ip sysctl openssl; do has "$c" || missing+=("$c"); done
       [[ -x ${CNI_BIN:-/usr/lib/cni}/bridge ]] || missing+=("the CNI plugins") ;;
@@ -99,6 +113,7 @@ how() {
   case $1 in
     root) echo "run make test as root" ;;
     engine) echo "install Docker (Debian: docker.io), start it and let this user reach it; as root make test starts an installed daemon" ;;
+    terraform-cli) echo "scripts/terraform-cli.sh builds it from the Go module proxy; make test does unless A2A_TEST_INSTALL=no" ;;
     *) echo "Debian: apt-get install ${packages[$1]}, done by make test as root" ;;
   esac
 }
@@ -123,10 +138,28 @@ start_docker() {
   tail -n 5 "$log" >&2
 }
 
+# build_terraform_cli builds the Terraform CLI the suites need, unless
+# told not to change the machine; a failed build is reported and leaves
+# the part missing.
+build_terraform_cli() {
+  [[ ${A2A_TEST_INSTALL:-yes} != no && -n $(lacks terraform-cli) ]] || return 0
+  say "building Terraform $(terraform_cli version) with scripts/terraform-cli.sh, for ${needed_by[terraform-cli]}"
+  local log
+  log=$(mktemp)
+  if ! terraform_cli >"$log" 2>&1; then
+    say "scripts/terraform-cli.sh could not build it; the end of its output:"
+    tail -n 10 "$log" >&2
+  fi
+  rm -f "$log"
+}
+
 install() {
   local suites=("$@") suite p wanted=() list
   [[ ${#suites[@]} -gt 0 ]] || suites=(test-go race test-podman test-kube)
   for suite in "${suites[@]}"; do suite_parts "$suite" >/dev/null; done
+  for suite in "${suites[@]}"; do
+    [[ " $(suite_parts "$suite") " != *" terraform-cli "* ]] || build_terraform_cli
+  done
   can_install || return 0
   for suite in "${suites[@]}"; do
     for p in $(suite_parts "$suite"); do
@@ -172,6 +205,12 @@ run() {
   if [[ ${#absent[@]} -gt 0 ]]; then
     record "$suite: skipped: needs $(join '; ' "${absent[@]}")"
     return 0
+  fi
+  # The tests that need the newer Terraform find it here; the others run
+  # on the terraform on PATH.
+  if [[ " $(suite_parts "$suite") " == *" terraform-cli "* && -z $(lacks terraform-cli) ]]; then
+    A2A_TERRAFORM_CLI=$(terraform_cli path)
+    export A2A_TERRAFORM_CLI
   fi
   start=$SECONDS
   if "$@"; then

@@ -18,6 +18,9 @@ import (
 type depsRun struct {
 	args    []string
 	require string // an A2A_REQUIRE_ variable set to 1, if any
+	// terraformCLI puts an executable where scripts/terraform-cli.sh keeps
+	// the Terraform CLI it builds, as if it had built it.
+	terraformCLI bool
 }
 
 // depsResult is what the run printed, the summary it wrote, its exit code,
@@ -26,6 +29,8 @@ type depsResult struct {
 	output, summary string
 	code            int
 	ran             bool
+	ranWrote        string // what the command wrote to RAN
+	cli             string // the Terraform CLI terraformCLI put in place
 }
 
 // bash is the shell the script runs on, found before a test empties PATH.
@@ -49,12 +54,28 @@ func (r depsRun) do(t *testing.T) depsResult {
 	}
 	cmd := exec.CommandContext(t.Context(), bash, args...)
 	cmd.Env = []string{"PATH=" + filepath.Join(dir, "empty"), "HOME=" + dir, "A2A_TEST_INSTALL=no", "A2A_TEST_SUMMARY=" + summary}
+	var res depsResult
+	if r.terraformCLI {
+		where := exec.CommandContext(t.Context(), bash, "terraform-cli.sh", "path")
+		where.Env = cmd.Env
+		out, err := where.Output()
+		if err != nil {
+			t.Fatalf("terraform-cli.sh path: %v", err)
+		}
+		cached := strings.TrimSpace(string(out))
+		if err := os.MkdirAll(filepath.Dir(cached), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cached, []byte("#!/bin/sh\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		res.cli = cached
+	}
 	if r.require != "" {
 		cmd.Env = append(cmd.Env, r.require+"=1")
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	var res depsResult
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
@@ -66,8 +87,8 @@ func (r depsRun) do(t *testing.T) depsResult {
 	if b, err := os.ReadFile(summary); err == nil {
 		res.summary = string(b)
 	}
-	_, statErr := os.Stat(ran)
-	res.ran = statErr == nil
+	wrote, statErr := os.ReadFile(ran)
+	res.ran, res.ranWrote = statErr == nil, strings.TrimSpace(string(wrote))
 	return res
 }
 
@@ -104,6 +125,9 @@ func TestTestDeps(t *testing.T) {
 				"test-go: skips the container adapter's tests, for lack of a container engine answering the docker CLI",
 				"test-go: skips the tests of agents brought in images, whose shell it is, for lack of a static busybox (Debian: apt-get install busybox-static, done",
 				"test-go: skips the examples' tests, which run the curl commands the examples print, for lack of curl (Debian: apt-get install curl, done",
+				"test-go: skips the acceptance tests of resource identity, terraform query and actions, which need Terraform 1.14 or newer, for lack of " +
+					"Terraform v1.14.",
+				"as scripts/terraform-cli.sh builds it (scripts/terraform-cli.sh builds it from the Go module proxy; make test does unless A2A_TEST_INSTALL=no)",
 				"test-go: passed in ",
 			},
 			wantRan: true,
@@ -121,6 +145,18 @@ func TestTestDeps(t *testing.T) {
 			code: 1,
 		},
 		{
+			name: "under CI a Terraform CLI that is not built fails the Go tests",
+			run:  depsRun{args: append([]string{"run", "test-go"}, mark...), require: "A2A_REQUIRE_TOOLS"},
+			want: []string{"test-go: FAILED: ", "A2A_REQUIRE_TOOLS=1 but it lacks Terraform v1.14."},
+			code: 1,
+		},
+		{
+			name:    "the Go tests are told where the Terraform CLI is",
+			run:     depsRun{args: []string{"run", "test-go", "BASH", "-c", `echo "$A2A_TERRAFORM_CLI" > RAN`}, terraformCLI: true},
+			want:    []string{"test-go: passed in "},
+			wantRan: true,
+		},
+		{
 			name: "an unknown suite is refused before anything runs",
 			run:  depsRun{args: append([]string{"run", "tset-go"}, mark...)},
 			want: []string{"unknown suite tset-go: one of test-go race test-podman test-kube"},
@@ -132,6 +168,9 @@ func TestTestDeps(t *testing.T) {
 			res := tt.run.do(t)
 			if res.code != tt.code || res.ran != tt.wantRan {
 				t.Fatalf("exit code %d, command ran %v; want %d, %v; it printed:\n%s", res.code, res.ran, tt.code, tt.wantRan, res.output)
+			}
+			if tt.run.terraformCLI && res.ranWrote != res.cli {
+				t.Errorf("the command was given A2A_TERRAFORM_CLI=%q, want the cached build %q", res.ranWrote, res.cli)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(res.output, w) {

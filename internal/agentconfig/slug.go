@@ -1,6 +1,7 @@
 package agentconfig
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -27,7 +28,7 @@ var explicitID = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // "Café Agent" becomes "cafe-agent". A string is a valid id exactly when it
 // is its own slug, which is how the runtime recognises one. The result is
 // cut to MaxIDLength; a config whose name's slug is longer is refused (see
-// validateID), so a cut slug never becomes an agent id.
+// IDOfName), so a cut slug never becomes an agent id.
 func Slug(name string) string {
 	id, _ := slug(name)
 	if len(id) > MaxIDLength {
@@ -96,12 +97,6 @@ func (c *Config) ID() string {
 
 // validateID checks that the config yields a usable agent id: a valid
 // [agent] id, or else a name whose slug is neither empty nor too long.
-//
-// A name whose slug is longer than MaxIDLength is refused rather than cut
-// (or cut and given a hash): two long names that share their first 63
-// characters would otherwise get one id and collide at apply, and a hashed
-// id would be one no reader can tell from the name. [agent] id says in
-// plain words which id the agent gets.
 func (c *Config) validateID(add func(key, msg string)) {
 	if c.Agent.ID != "" {
 		if err := checkID(c.Agent.ID); err != nil {
@@ -109,22 +104,51 @@ func (c *Config) validateID(add func(key, msg string)) {
 		}
 		return
 	}
-	if strings.TrimSpace(c.Agent.Name) == "" || HasReference(c.Agent.Name) {
+	if checkName(c.Agent.Name) != nil {
 		return // reported as a problem of agent.name itself
 	}
-	id, _ := slug(c.Agent.Name)
+	if _, err := IDOfName(c.Agent.Name); err != nil {
+		add("agent.name", err.Error())
+	}
+}
+
+// checkName reports a name no config may have, whatever its id.
+func checkName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return errors.New("agent.name is required")
+	case HasReference(name):
+		return errors.New("agent.name must be literal: it names the agent id, which must be known before the agent starts")
+	}
+	return nil
+}
+
+// IDOfName returns the id an agent named name gets when its config sets no
+// [agent] id, or an error about agent.name saying why the name gives none.
+//
+// A name whose slug is longer than MaxIDLength is refused rather than cut
+// (or cut and given a hash): two long names that share their first 63
+// characters would otherwise get one id and collide at apply, and a hashed
+// id would be one no reader can tell from the name. [agent] id says in
+// plain words which id the agent gets.
+func IDOfName(name string) (string, error) {
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	id, _ := slug(name)
 	switch {
 	case id == "":
-		add("agent.name", fmt.Sprintf("agent.name %q has no letters or digits that can spell an agent id (a-z and 0-9, "+
-			"once accents are dropped): set the id in [agent], such as id = \"my-agent\"", c.Agent.Name))
+		return "", fmt.Errorf("agent.name %q has no letters or digits that can spell an agent id (a-z and 0-9, "+
+			"once accents are dropped): set the id in [agent], such as id = \"my-agent\"", name)
 	case len(id) > MaxIDLength:
 		msg := fmt.Sprintf("agent.name %q gives an agent id of %d characters, more than the %d an id may have: set a "+
-			"shorter id in [agent]", c.Agent.Name, len(id), MaxIDLength)
-		if cut := Slug(c.Agent.Name); checkID(cut) == nil {
+			"shorter id in [agent]", name, len(id), MaxIDLength)
+		if cut := Slug(name); checkID(cut) == nil {
 			msg += fmt.Sprintf(", such as id = %q", cut)
 		}
-		add("agent.name", msg)
+		return "", errors.New(msg)
 	}
+	return id, nil
 }
 
 // checkID reports an explicit agent id that is not a DNS label of 1 to 63

@@ -55,6 +55,32 @@ func TestLostLetters(t *testing.T) {
 	}
 }
 
+// TestIDOfName: the id a name gives, or why it gives none, as a config
+// with that name and no [agent] id would be told.
+func TestIDOfName(t *testing.T) {
+	long := strings.Repeat("long agent name ", 5)
+	tests := []struct{ name, want, wantErr string }{
+		{name: "Echo Agent", want: "echo-agent"},
+		{name: "Café Agent (EU)", want: "cafe-agent-eu"},
+		{name: "9 Lives", want: "9-lives"},
+		{name: strings.Repeat("a", MaxIDLength), want: strings.Repeat("a", MaxIDLength)},
+		{name: "", wantErr: "agent.name is required"},
+		{name: "   ", wantErr: "agent.name is required"},
+		{name: "${NAME}", wantErr: "agent.name must be literal"},
+		{name: "日本", wantErr: `agent.name "日本" has no letters or digits that can spell an agent id`},
+		{name: long, wantErr: `gives an agent id of 79 characters, more than the 63 an id may have: set a shorter id in [agent], such as id = "long-agent-name-long-agent-name-long-agent-name-long-agent-name"`},
+	}
+	for _, tt := range tests {
+		id, err := IDOfName(tt.name)
+		switch {
+		case tt.wantErr == "" && (err != nil || id != tt.want):
+			t.Errorf("IDOfName(%q) = %q, %v; want %q", tt.name, id, err, tt.want)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr) || id != ""):
+			t.Errorf("IDOfName(%q) = %q, %v; want an error containing %q", tt.name, id, err, tt.wantErr)
+		}
+	}
+}
+
 func TestParseAgentID(t *testing.T) {
 	long := strings.Repeat("Long Agent Name ", 5) // its slug has 79 characters
 	tests := []struct {

@@ -19,11 +19,8 @@ func (c *Config) validate() error {
 	var found []Problem
 	add := func(key, msg string) { found = append(found, Problem{Key: key, Message: msg}) }
 
-	switch {
-	case strings.TrimSpace(c.Agent.Name) == "":
-		add("agent.name", "agent.name is required")
-	case HasReference(c.Agent.Name):
-		add("agent.name", "agent.name must be literal: it names the agent id, which must be known before the agent starts")
+	if err := checkName(c.Agent.Name); err != nil {
+		add("agent.name", err.Error())
 	}
 	c.validateID(add)
 	if err := c.Agent.Provider.Check(); err != nil {

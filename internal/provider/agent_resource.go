@@ -56,8 +56,6 @@ var (
 	_ resource.ResourceWithValidateConfig = (*agentResource)(nil)
 )
 
-func newAgentResource() resource.Resource { return &agentResource{} }
-
 type agentModel struct {
 	ID             types.String   `tfsdk:"id"`
 	Name           types.String   `tfsdk:"name"`

@@ -129,10 +129,33 @@ func terraformCommand(t *testing.T, env []string, dir string, args ...string) (*
 	} else {
 		args = append([]string{"-chdir=" + dir, args[0], "-no-color"}, args[1:]...)
 	}
-	cmd := exec.CommandContext(ctx, "terraform", args...)
+	cmd := exec.CommandContext(ctx, terraformOn(t, env), args...)
 	cmd.Env = slices.Clone(env)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return cmd, &out
+}
+
+// terraformOn is the terraform found on the PATH of env, the last one env
+// sets, so that a world may run another Terraform CLI than the tests' own.
+func terraformOn(t *testing.T, env []string) string {
+	t.Helper()
+	for i := len(env) - 1; i >= 0; i-- {
+		if dirs, ok := strings.CutPrefix(env[i], "PATH="); ok {
+			for _, dir := range filepath.SplitList(dirs) {
+				if path := filepath.Join(dir, "terraform"); isExecutable(path) {
+					return path
+				}
+			}
+			break
+		}
+	}
+	t.Fatalf("terraform is not on the PATH terraform runs with")
+	return ""
+}
+
+// useTerraform makes the world run the Terraform CLI at path.
+func (w *devWorld) useTerraform(path string) {
+	w.env = append(w.env, "PATH="+filepath.Dir(path)+string(os.PathListSeparator)+os.Getenv("PATH"))
 }

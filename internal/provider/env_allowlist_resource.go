@@ -31,8 +31,6 @@ var (
 	_ resource.ResourceWithImportState = (*envAllowlistResource)(nil)
 )
 
-func newEnvAllowlistResource() resource.Resource { return &envAllowlistResource{} }
-
 type envAllowlistModel struct {
 	ID          types.String `tfsdk:"id"`
 	Name        types.String `tfsdk:"name"`

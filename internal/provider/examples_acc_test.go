@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -59,8 +60,9 @@ type exampleCase struct {
 // would: a copy of it, run with the provider (this test binary) through
 // dev_overrides and no terraform init, with what its header says it needs
 // supplied by the test. The plan after the apply must be empty, each
-// import.sh must adopt what it names with an empty plan after it, and
-// destroy must leave nothing in the state dir.
+// import.sh must adopt what it names with an empty plan after it, so must
+// its import-by-identity.tf (with the newer Terraform CLI, which knows
+// identity), and destroy must leave nothing in the state dir.
 func TestAccExamples(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
 		t.Skip("applies every example with terraform; set TF_ACC=1")
@@ -72,6 +74,7 @@ func TestAccExamples(t *testing.T) {
 		"resources/a2a_agent":         {needs: modelServer, check: assistantAnswers},
 		"resources/a2a_env_allowlist": {},
 		"data-sources/a2a_agent_card": {needs: plannerAgent},
+		"functions/agent_id":          {check: agentIDsSpelled},
 	}
 	for _, dir := range exampleDirs(t) {
 		if _, ok := examples[dir]; !ok {
@@ -110,6 +113,12 @@ func applyExample(t *testing.T, dir string, ex exampleCase) {
 	if err := os.CopyFS(r.dir, os.DirFS(filepath.Join(examplesRoot, dir))); err != nil {
 		t.Fatal(err)
 	}
+	// Applied apart, once the example runs.
+	identityImport := filepath.Join(r.dir, identityImportFile)
+	identityImportConfig, err := os.ReadFile(identityImport)
+	if err == nil {
+		removeFile(t, identityImport)
+	}
 	if ex.needs != nil {
 		r.env = append(r.env, ex.needs(t, r.dir)...)
 	}
@@ -125,10 +134,41 @@ func applyExample(t *testing.T, dir string, ex exampleCase) {
 		r.terraform("import", "-input=false", imp[0], imp[1])
 		r.emptyPlan("after terraform import " + strings.Join(imp, " "))
 	}
+	if identityImportConfig != nil {
+		r.importByIdentity(string(identityImportConfig))
+	}
 	r.terraform("destroy", "-auto-approve", "-input=false")
 	if left, err := statedirtest.Leftovers(stateDir); err != nil || len(left) > 0 {
 		t.Errorf("destroy left %v in the state dir (%v)", left, err)
 	}
+}
+
+// identityImportFile is where an example shows an import block by
+// identity, as tfplugindocs reads it.
+const identityImportFile = "import-by-identity.tf"
+
+// importByIdentity makes Terraform forget what the import block config
+// adopts, then applies it with the newer Terraform CLI, which must import
+// it and change nothing, the plan after it empty; the example runs on with
+// that CLI.
+func (r *exampleRun) importByIdentity(config string) {
+	r.t.Helper()
+	to := regexp.MustCompile(`(?m)^\s*to\s*=\s*(\S+)`).FindStringSubmatch(config)
+	if to == nil {
+		r.t.Fatalf("%s has no import block with a to address:\n%s", identityImportFile, config)
+	}
+	cli, ok := newerTerraformIfAny(r.t)
+	if !ok {
+		return
+	}
+	r.useTerraform(cli)
+	r.terraform("state", "rm", to[1])
+	r.write(identityImportFile, config)
+	if out := r.terraform("apply", "-auto-approve", "-input=false"); !printed("1 imported, 0 added, 0 changed, 0 destroyed").MatchString(out) {
+		r.t.Errorf("the apply of %s did more than import %s:\n%s", identityImportFile, to[1], out)
+	}
+	r.emptyPlan("after the import block of " + identityImportFile)
+	removeFile(r.t, filepath.Join(r.dir, identityImportFile))
 }
 
 // emptyPlan fails the test unless the plan proposes no change.
@@ -172,6 +212,15 @@ func quickstartTalks(r *exampleRun) {
 	tools := filepath.Dir(a2acli.Binary(r.t))
 	if out := r.shell(r.output("send_message_a2a"), "PATH="+tools+":"+os.Getenv("PATH")); !strings.Contains(out, "Hi there") || !strings.Contains(out, "completed") {
 		r.t.Errorf("the echo agent answered the quickstart's a2a send with %s, want a completed task echoing Hi there", out)
+	}
+}
+
+// agentIDsSpelled checks the ids the agent_id example's comments promise.
+func agentIDsSpelled(r *exampleRun) {
+	for output, want := range map[string]string{"billing_agent_id": "billing-agent", "cafe_agent_id": "cafe-agent-eu"} {
+		if got := r.output(output); got != want {
+			r.t.Errorf("output %s is %q, want %q", output, got, want)
+		}
 	}
 }
 

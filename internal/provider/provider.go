@@ -343,10 +343,11 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	deps.cardHeaderEnv = s.cardHeaderEnv
 	resp.ResourceData = deps
 	resp.DataSourceData = deps
+	resp.ListResourceData = deps
 }
 
 func (p *a2aProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{newAgentResource, newEnvAllowlistResource}
+	return []func() resource.Resource{newIdentifiedAgent, newIdentifiedEnvAllowlist}
 }
 
 func (p *a2aProvider) DataSources(context.Context) []func() datasource.DataSource {

@@ -632,22 +632,11 @@ func (r *Runtime) recoverOne(ctx context.Context, op string, rec *record) (bool,
 	return false, nil
 }
 
-// List returns every agent, sorted by id, probing them in parallel.
+// List returns every agent, sorted by id, probing them in parallel; see
+// Survey for those it leaves out.
 func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
-	recs, err := r.loadAll("list")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]agentruntime.Agent, len(recs))
-	var wg sync.WaitGroup
-	for i, rec := range recs {
-		wg.Go(func() {
-			raw, _ := r.readConfig(rec)
-			out[i] = r.view(ctx, rec, raw)
-		})
-	}
-	wg.Wait()
-	return out, nil
+	s, err := r.Survey(ctx)
+	return s.Agents, err
 }
 
 // Logs returns the last tail lines of the agent's output.

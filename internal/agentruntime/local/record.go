@@ -227,12 +227,12 @@ func (r *Runtime) saveProcess(op string, rec *record) error {
 // loadAll reads every record, sorted by id. A record removed while the
 // directory is read, or damaged, is skipped.
 func (r *Runtime) loadAll(op string) ([]*record, error) {
-	return r.loadEach(op, r.load)
+	return r.loadEach(op, r.load, nil)
 }
 
 // heldPorts are the ports of every record, read without their processes.
 func (r *Runtime) heldPorts(op string) (map[int]bool, error) {
-	recs, err := r.loadEach(op, r.loadRecord)
+	recs, err := r.loadEach(op, r.loadRecord, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -244,8 +244,9 @@ func (r *Runtime) heldPorts(op string) (map[int]bool, error) {
 }
 
 // loadEach reads every record with load, sorted by id, skipping those
-// removed while the directory is read, or damaged.
-func (r *Runtime) loadEach(op string, load func(op, id string) (*record, error)) ([]*record, error) {
+// removed while the directory is read, or damaged; damaged, when not nil,
+// is told why each damaged one was skipped.
+func (r *Runtime) loadEach(op string, load func(op, id string) (*record, error), damaged func(error)) ([]*record, error) {
 	ids, err := r.dir.Names(recordDir, ".json")
 	if err != nil {
 		return nil, agentruntime.Wrap(agentruntime.KindBackend, op, "", err)
@@ -256,6 +257,9 @@ func (r *Runtime) loadEach(op string, load func(op, id string) (*record, error))
 		if agentruntime.IsKind(err, agentruntime.KindNotFound) || agentruntime.IsKind(err, agentruntime.KindDamaged) {
 			// Gone meanwhile, or damaged: a damaged record concerns its
 			// own agent only, whose operations report it.
+			if damaged != nil && agentruntime.IsKind(err, agentruntime.KindDamaged) {
+				damaged(err)
+			}
 			continue
 		}
 		if err != nil {
