@@ -1,6 +1,6 @@
 // Command terraform-provider-a2a is the Terraform provider for A2A agents.
-// Its `run` subcommand is the built-in agent host the local and container
-// adapters start, so one binary is all an operator installs.
+// The agents it runs with the built-in host run a2a-agent-host, a program of
+// its own that the release archive holds beside this one.
 package main
 
 import (
@@ -13,15 +13,23 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/hostexe"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/provider"
 )
 
 // version is set by the release build.
 var version = "dev"
 
+// formerHostSubcommand ran the agent host in this executable before it
+// became a2a-agent-host; whoever still types it is told where it went.
+const formerHostSubcommand = "run"
+
 func main() {
-	agenthost.RunIfSubcommand()
+	if len(os.Args) > 1 && os.Args[1] == formerHostSubcommand {
+		_, _ = fmt.Fprintln(os.Stderr, hostMoved())
+		os.Exit(2)
+	}
 
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
@@ -42,20 +50,30 @@ func main() {
 	}
 }
 
-// usage names both things the binary does: Terraform starts it as the
-// provider, and `run` is the agent host an operator may also start by hand.
+// usage says what the binary is, and where the agent host an operator may
+// start by hand is.
 func usage() {
 	out := flag.CommandLine.Output()
 	_, _ = fmt.Fprintf(out, `Usage:
   terraform-provider-a2a [-debug]
       The Terraform provider for A2A agents. Terraform starts it; it is not run by hand.
-  terraform-provider-a2a %[1]s --config agent.toml [flags]
-      The built-in agent host: serves the agent the config describes, its card and its
-      A2A JSON-RPC endpoint. %[2]q lists its flags.
+      The built-in agent host is %[1]s, beside it: %[1]s --help lists its flags.
 
 Flags:
-`, agenthost.Subcommand, "terraform-provider-a2a "+agenthost.Subcommand+" --help")
+`, launch.HostExecutable)
 	flag.PrintDefaults()
+}
+
+// hostMoved tells whoever runs `terraform-provider-a2a run` that the agent
+// host is a program of its own, and where this provider looks for it.
+func hostMoved() string {
+	where := "beside this executable"
+	if path, err := hostexe.Beside(); err == nil {
+		where = "at " + path
+	}
+	return fmt.Sprintf("terraform-provider-a2a: %q is no longer a subcommand: the agent host is %s, a program of its own "+
+		"that the release archive holds beside the provider (this provider looks for it %s). Run it with the same "+
+		"flags: %s --config agent.toml", formerHostSubcommand, launch.HostExecutable, where, launch.HostExecutable)
 }
 
 // quietLogs returns the variables that turn off the SDK's and the

@@ -2,6 +2,9 @@ package main
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +28,21 @@ func TestQuietLogs(t *testing.T) {
 				t.Errorf("quietLogs(%q) = %v, want %v", tt.environ, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestHostMoved: whoever still runs `terraform-provider-a2a run` learns
+// that the host is a2a-agent-host and where this provider looks for it.
+func TestHostMoved(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hostMoved()
+	for _, want := range []string{`"run" is no longer a subcommand`, filepath.Join(filepath.Dir(self), "a2a-agent-host"),
+		"a2a-agent-host --config agent.toml"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("hostMoved() = %q, want it to say %q", got, want)
+		}
 	}
 }

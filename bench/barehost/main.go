@@ -1,8 +1,13 @@
-// Command barehost is the agent host built alone, without the provider's
-// Terraform, gRPC and Docker dependencies: the baseline bench/host-rss.sh
-// compares the memory of agents run by the provider executable with.
+// Command barehost is the agent host package built alone, the baseline
+// bench/host.sh compares the host the adapters start (cmd/a2a-agent-host)
+// with: whatever that executable adds to the package shows as a ratio
+// above one.
 package main
 
-import "github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
+import (
+	"os"
 
-func main() { agenthost.RunIfSubcommand() }
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
+)
+
+func main() { os.Exit(agenthost.Main("dev", os.Args[1:])) }

@@ -73,7 +73,7 @@ func BenchmarkHostStartToFirstCard(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchStartToFirstCard(b, func(port int) []string {
-		return []string{Subcommand, "--config", cfgFile, "--port", strconv.Itoa(port)}
+		return []string{hostArg, "--config", cfgFile, "--port", strconv.Itoa(port)}
 	})
 }
 

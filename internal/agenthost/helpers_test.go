@@ -136,11 +136,11 @@ type hostProcess struct {
 	exitErr  error
 }
 
-// execHost starts the test binary as `run` with args and env added to this
+// execHost starts the test binary as the agent host with args and env added to this
 // process's environment. It does not wait for the host to be ready.
 func execHost(t *testing.T, env []string, args ...string) *hostProcess {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{Subcommand}, args...)...)
+	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{hostArg}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	p := &hostProcess{cmd: cmd, stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr

@@ -1,7 +1,7 @@
 // Package agenthost is the built-in agent host behind
-// `terraform-provider-a2a run --config agent.toml`: it serves the agent card
-// derived from the config and answers A2A JSON-RPC with the configured
-// handler, using the official A2A Go SDK.
+// `a2a-agent-host --config agent.toml`: it serves the agent card derived
+// from the config and answers A2A JSON-RPC with the configured handler,
+// using the official A2A Go SDK.
 package agenthost
 
 import (
@@ -19,9 +19,6 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/writeonly"
 )
 
-// Subcommand is the argument that selects the agent host.
-const Subcommand = launch.Subcommand
-
 // Exit statuses of Main.
 const (
 	exitOK      = 0
@@ -29,28 +26,23 @@ const (
 	exitUsage   = 2 // bad flags or a bad agent config: nothing to retry until it is fixed
 )
 
-// RunIfSubcommand turns the current process into the agent host when its
-// first argument is the subcommand, and exits with the host's status. The
-// provider binary calls it first thing; so do test binaries, which the
-// runtime executes in place of the provider binary.
-func RunIfSubcommand() {
-	if len(os.Args) > 1 && os.Args[1] == Subcommand {
-		os.Exit(Main(os.Args[2:]))
+// Main runs the agent host of release version with the command line's
+// arguments and returns the process exit code. It serves until SIGTERM or
+// SIGINT, then shuts down gracefully and returns 0. The lone argument
+// launch.VersionArg prints version instead.
+func Main(version string, args []string) int {
+	if len(args) == 1 && args[0] == launch.VersionArg {
+		_, _ = fmt.Println(version)
+		return exitOK
 	}
-}
-
-// Main runs the agent host with the arguments after the subcommand and
-// returns the process exit code. It serves until SIGTERM or SIGINT, then
-// shuts down gracefully and returns 0.
-func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return run(ctx, args, os.Stdout, os.Stderr)
+	return run(ctx, version, args, os.Stdout, os.Stderr)
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, version string, args []string, stdout, stderr io.Writer) int {
 	secrets := &expansionRecorder{}
-	cfg, err := configure(args, stderr, secrets)
+	cfg, err := configure(version, args, stderr, secrets)
 	redact := secrets.redactor()
 	fail := func(code int, format string, a ...any) int {
 		_, _ = fmt.Fprintln(stderr, redact.String(fmt.Sprintf("agent host: "+format, a...)))
@@ -74,12 +66,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// configure reads the flags and the agent config they name, expands
-// variables through secrets (the write-only values, then this process's
-// environment), which remembers them for redaction, and applies the flag
-// overrides.
-func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*agentconfig.Config, error) {
-	fs := flag.NewFlagSet("terraform-provider-a2a "+Subcommand, flag.ContinueOnError)
+// configure reads the flags, refuses a provider of another release than
+// version, reads the agent config the flags name, expands variables through
+// secrets (the write-only values, then this process's environment), which
+// remembers them for redaction, and applies the flag overrides.
+func configure(version string, args []string, stderr io.Writer, secrets *expansionRecorder) (*agentconfig.Config, error) {
+	fs := flag.NewFlagSet(launch.HostExecutable, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported as one line by the caller
 	configFile := fs.String(launch.ConfigFlag, "", "read the agent config (TOML) from `file`")
 	configEnv := fs.String(launch.ConfigEnvFlag, "", "read the agent config (TOML) from the environment variable `NAME`")
@@ -88,10 +80,12 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 	advertisedURL := fs.String(launch.AdvertisedURLFlag, "", "advertise `URL` as the endpoint, overriding [server] advertised_url")
 	writeOnlyFile := fs.String(launch.WriteOnlyFileFlag, "",
 		"read variables for ${VAR} from `file` (a JSON object of names to values), ahead of the environment")
+	providerVersion := fs.String(launch.ProviderVersionFlag, "",
+		"refuse to serve unless this host is of `release`, that of the provider starting it")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
-			_, _ = fmt.Fprintf(stderr, "Usage: %s (--config FILE | --config-env NAME) [flags]\n", fs.Name())
+			_, _ = fmt.Fprintf(stderr, "Usage: %[1]s (--config FILE | --config-env NAME) [flags]\n       %[1]s %[2]s\n", fs.Name(), launch.VersionArg)
 			fs.PrintDefaults()
 			return nil, err
 		}
@@ -102,6 +96,9 @@ func configure(args []string, stderr io.Writer, secrets *expansionRecorder) (*ag
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set[launch.ProviderVersionFlag] && *providerVersion != version {
+		return nil, releaseMismatch(version, *providerVersion)
+	}
 
 	source, raw, err := readConfig(*configFile, *configEnv, set[launch.ConfigFlag], set[launch.ConfigEnvFlag])
 	if err != nil {
@@ -162,4 +159,14 @@ func readConfig(file, envName string, fromFile, fromEnv bool) (string, []byte, e
 		}
 		return "$" + envName, []byte(raw), nil
 	}
+}
+
+// releaseMismatch is the refusal of a provider of another release: the two
+// share the agent config's reading and this command line, which may change
+// from one release to the next.
+func releaseMismatch(host, provider string) error {
+	return fmt.Errorf("this %[1]s is of release %[2]q and the provider starting it of release %[3]q, and a host "+
+		"and a provider of different releases are never mixed: run agents with the %[1]s of release %[3]q, which "+
+		"that release's archive holds beside the provider (for the container adapter, remove base_image or set it "+
+		"to an image built from that host; for the kubernetes adapter, set base_image to such an image)", launch.HostExecutable, host, provider)
 }

@@ -64,6 +64,9 @@ func TestConfigAndUsageErrors(t *testing.T) {
 		{"port out of range", nil, []string{"--config", good, "--port", "70000"}, 2, []string{"--port 70000"}},
 		{"bad advertised URL", nil, []string{"--config", good, "--advertised-url", "localhost:8080"}, 2, []string{`"localhost:8080"`}},
 		{"port in use", nil, []string{"--config", good, "--port", busyPort}, 1, []string{"listen", busyPort}},
+		{"provider of another release", nil, []string{"--config", good, "--provider-version", "0.9.0"}, 2,
+			[]string{`release "test"`, `provider starting it of release "0.9.0"`, `a2a-agent-host of release "0.9.0"`}},
+		{"version among flags", nil, []string{"--config", good, "version"}, 2, []string{`"version"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,12 +87,24 @@ func TestConfigAndUsageErrors(t *testing.T) {
 	}
 }
 
+// TestVersionPrintsRelease checks the answer a provider reads before it
+// starts agents with the host: the release alone, on stdout.
+func TestVersionPrintsRelease(t *testing.T) {
+	p := execHost(t, nil, launch.VersionArg)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit code %d, want 0; stderr: %s", code, p.stderr)
+	}
+	if got := p.stdout.String(); got != testRelease+"\n" || p.stderr.String() != "" {
+		t.Errorf("stdout %q, stderr %q; want %q and nothing", got, p.stderr, testRelease+"\n")
+	}
+}
+
 func TestHelpExitsZero(t *testing.T) {
 	p := execHost(t, nil, "--help")
 	if code := p.wait(t); code != 0 {
 		t.Fatalf("--help: exit code %d, want 0", code)
 	}
-	for _, flag := range []string{"-config", "-config-env", "-host", "-port", "-advertised-url"} {
+	for _, flag := range []string{"-config", "-config-env", "-host", "-port", "-advertised-url", "-provider-version", launch.VersionArg} {
 		if !strings.Contains(p.stderr.String(), flag) {
 			t.Errorf("--help does not describe %s:\n%s", flag, p.stderr)
 		}
@@ -119,13 +134,14 @@ version = "${AGENTHOST_TEST_UNSET_VERSION:-2.0.0}"
 // container and kubernetes adapters do (launch.Host): config in an
 // environment variable, listen address and advertised URL from flags, and
 // the variables every agent is given, which the config uses, in its
-// environment. Their values show in the card, and in the log unhidden.
+// environment. Their values show in the card, and in the log unhidden. The
+// provider is of the host's release, which the host accepts.
 func TestConfigFromEnvironmentWithOverrides(t *testing.T) {
 	port := freePort(t)
 	owned := launch.Owned{Host: "127.0.0.1", Port: port, AdvertisedURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/"}
 	toml := echoConfig + "\n[server]\nhost = \"192.0.2.1\"\nhttp_port = 1\nadvertised_url = \"http://192.0.2.1:1\"\n" +
 		"[[skills]]\nid = \"owned\"\nname = \"owned\"\ndescription = \"${HOST} ${PORT} ${A2A_ADVERTISED_URL}\"\n"
-	p := execHost(t, append(owned.Env(), launch.ConfigEnvVar+"="+toml), launch.Host{Owned: owned}.Args()...)
+	p := execHost(t, append(owned.Env(), launch.ConfigEnvVar+"="+toml), launch.Host{Owned: owned, ProviderVersion: testRelease}.Args()...)
 	p.ready(t, toml)
 	listen := net.JoinHostPort(owned.Host, strconv.Itoa(port))
 	if line := firstLineWith(p.stdout.String(), "agent host started"); logField(line, "listen") != listen || logField(line, "agent") != "echo-agent" {

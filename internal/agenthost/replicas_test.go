@@ -77,7 +77,7 @@ func receive(t *testing.T, ch <-chan string, want, what string) {
 	}
 }
 
-// startReplicas starts n hosts of one agent as real `run` processes
+// startReplicas starts n hosts of one agent as real host processes
 // sharing the task store dsn, and an SDK client of each.
 func startReplicas(t *testing.T, toml, dsn string, n int) ([]*hostProcess, []*a2aclient.Client) {
 	t.Helper()

@@ -218,7 +218,7 @@ func (a *accTest) listAgents() ([]agentruntime.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt, err := local.New(local.Options{StateDir: dir})
+	rt, err := local.New(localOptions(a.t, dir))
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 		MarkdownDescription: "An A2A agent run by the adapter the provider block selects. Apply provisions it, starts it and " +
 			"waits until its Agent Card answers; plan shows drift (a crashed or deleted agent); destroy stops it and " +
 			"removes every trace. Import takes the agent id and adopts an agent the provider's runtime recorded " +
-			"(in its state directory, or labelled on the engine); an agent started by hand with the `run` subcommand cannot be " +
+			"(in its state directory, or labelled on the engine); an agent started by hand with `a2a-agent-host` cannot be " +
 			"imported. The agent config's tables and keys are described in the " +
 			"[agent config guide](../guides/agent-config.md).\n\n" +
 			"Timeouts default to 2 minutes for create and update (provisioning, starting, and waiting until the card " +

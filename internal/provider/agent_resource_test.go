@@ -250,7 +250,7 @@ func TestAccAgent_drift(t *testing.T) {
 			{
 				// The record is deleted out of band: the plan recreates it.
 				PreConfig: func() {
-					rt, err := local.New(local.Options{StateDir: statedirtest.Open(t, acc.stateDir)})
+					rt, err := local.New(localOptions(t, statedirtest.Open(t, acc.stateDir)))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -60,7 +60,7 @@ func TestAccAgent_stateDirSwitch(t *testing.T) {
 					if !waitGone(oldPID) {
 						return fmt.Errorf("the agent started in %s (pid %d) still runs", oldDir, oldPID)
 					}
-					rt, err := local.New(local.Options{StateDir: statedirtest.Open(t, oldDir)})
+					rt, err := local.New(localOptions(t, statedirtest.Open(t, oldDir)))
 					if err != nil {
 						return err
 					}

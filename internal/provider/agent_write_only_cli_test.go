@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // cliRun is one terraform command against a provider served from this test
@@ -38,7 +39,7 @@ func (c *cliRun) terraform(args ...string) (string, error) {
 	closed := make(chan struct{})
 	served := make(chan error, 1)
 	go func() {
-		served <- tf6server.Serve("registry.terraform.io/hashicorp/a2a", providerserver.NewProtocol6(New("test")()),
+		served <- tf6server.Serve("registry.terraform.io/hashicorp/a2a", providerserver.NewProtocol6(New(hostbuild.Release)()),
 			tf6server.WithDebug(ctx, reattach, closed),
 			tf6server.WithLoggingSink(c.t),
 			tf6server.WithGoPluginLogger(hclog.New(&hclog.LoggerOptions{Output: io.Discard})))

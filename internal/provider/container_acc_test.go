@@ -24,7 +24,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // The labels every agent container carries, as operators filter on them.
@@ -268,8 +268,8 @@ func (c *containerAccTest) removeContainers() {
 func removeBuiltImages() {
 	// Every test that ran a container agent without inspecting it built
 	// this one.
-	if exe, ok := staticself.Used(); ok && engineAnswers() == nil {
-		if ref, err := container.DefaultImageRef("test", exe); err == nil {
+	if exe, ok := hostbuild.Used(); ok && engineAnswers() == nil {
+		if ref, err := container.DefaultImageRef(hostbuild.Release, exe); err == nil {
 			builtImages.Store(ref, true)
 		}
 	}

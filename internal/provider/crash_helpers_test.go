@@ -27,6 +27,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // pluginCookie is what Terraform sets in the environment of a provider
@@ -40,7 +41,9 @@ func servePluginIfLaunched() {
 	if os.Getenv(pluginCookie) == "" {
 		return
 	}
-	err := providerserver.Serve(context.Background(), New("test"), providerserver.ServeOpts{Address: Address})
+	host := os.Getenv(hostEnv)
+	hostExecutable = func() (string, error) { return host, nil }
+	err := providerserver.Serve(context.Background(), New(hostbuild.Release), providerserver.ServeOpts{Address: Address})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

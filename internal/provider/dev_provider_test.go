@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // devProvider makes this test binary the provider terraform launches for
@@ -32,13 +32,17 @@ func devProvider(t *testing.T, root string) []string {
 	if err := os.MkdirAll(bin, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	// The plugin process packs its own executable into the container
-	// adapter's base image, so it must be static.
-	exe, err := staticself.Path()
+	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(exe, filepath.Join(bin, "terraform-provider-a2a")); err != nil {
+		t.Fatal(err)
+	}
+	// The plugin process, whose executable has no host beside it, is told
+	// where the tests' host is.
+	host, err := hostbuild.Path()
+	if err != nil {
 		t.Fatal(err)
 	}
 	rc := filepath.Join(root, "terraformrc")
@@ -47,8 +51,12 @@ func devProvider(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_DATA_DIR="+filepath.Join(root, "tfdata"),
-		"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", crashpoint.EnvVar+"=")
+		"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", crashpoint.EnvVar+"=", hostEnv+"="+host)
 }
+
+// hostEnv gives a plugin process devProvider makes the path of the agent
+// host the tests build.
+const hostEnv = "A2A_PROVIDER_TEST_HOST"
 
 // devWorld is a terraform working dir whose provider is this test binary,
 // launched by terraform through devProvider.

@@ -83,8 +83,9 @@ func localBlock() schema.Block {
 		Attributes: map[string]schema.Attribute{
 			"executable": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Agent host executable, run as `<executable> run --config <file>`. " +
-					"Default: this provider's own executable, whose `run` subcommand is the built-in agent host.",
+				MarkdownDescription: "Agent host executable, run as `<executable> --config <file>`. It must be of the provider's " +
+					"release (`<executable> version` says which), or agents are not started. " +
+					"Default: `a2a-agent-host` beside the provider's executable, where the provider's release archive has it.",
 			},
 			"stop_grace_period": schema.StringAttribute{
 				Optional: true,
@@ -111,8 +112,9 @@ func containerBlock() schema.Block {
 				Optional: true,
 				MarkdownDescription: "Image that runs agents whose config names no `[runtime] image`. It is never pulled: " +
 					"put it on the engine first (`docker pull`, `docker load -i <archive>`, or `docker build -t <image> <directory>` " +
-					"against that engine); plan fails, naming it, while the engine lacks it. Default: an image built from the " +
-					"provider's own executable when absent, `terraform-provider-a2a:<version>` (`terraform-provider-a2a:dev-<digest>` " +
+					"against that engine); plan fails, naming it, while the engine lacks it, or while its `a2a.host-release` label " +
+					"names another release than the provider's. Default: an image built from the agent host (`a2a-agent-host` beside " +
+					"the provider's executable) when absent, `terraform-provider-a2a:<version>` (`terraform-provider-a2a:dev-<digest>` " +
 					"for a build from source); no registry is needed. The images it builds stay on the engine after `terraform destroy`: " +
 					"[Base images](#base-images) says how to remove them.",
 				Validators: []validator.String{imageValidator()},
@@ -185,8 +187,9 @@ func kubernetesBlock() schema.Block {
 			},
 			"base_image": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "Image agents run unless their config names a `[runtime] image`: the provider's own static " +
-					"linux build as its entrypoint with the `run` argument, which the cluster can pull or already has. Required.",
+				MarkdownDescription: "Image agents run unless their config names a `[runtime] image`: one whose entrypoint is " +
+					"the agent host (`a2a-agent-host`) of the provider's release, from its release archive, which the cluster can pull " +
+					"or already has. Required.",
 				Validators: []validator.String{notEmptyValidator("no image at all: base_image is required")},
 			},
 			"image_pull_policy": schema.StringAttribute{

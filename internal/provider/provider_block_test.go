@@ -168,7 +168,8 @@ provider "a2a" {
 
 // TestKubernetesBlockSettings: every setting of the kubernetes block
 // reaches the adapter's options as written, and those left out stay
-// zero, for the adapter's defaults.
+// zero, for the adapter's defaults; the provider's release goes with
+// them, for the pods' hosts to check.
 func TestKubernetesBlockSettings(t *testing.T) {
 	var got *kube.Options
 	p := &a2aProvider{version: "test", connect: func(_ context.Context, s settings) (*runtimeDeps, error) {
@@ -190,7 +191,7 @@ func TestKubernetesBlockSettings(t *testing.T) {
 		}},
 	})
 	want := kube.Options{
-		BaseImage: "a2a:1", ImagePullSecrets: []string{"registry-a", "registry-b"}, AdvertisedURL: "https://{id}.agents.example.com",
+		Version: "test", BaseImage: "a2a:1", ImagePullSecrets: []string{"registry-a", "registry-b"}, AdvertisedURL: "https://{id}.agents.example.com",
 		Replicas: 3, Resources: kube.Resources{CPURequest: "50m", MemoryLimit: "1Gi"},
 	}
 	if got == nil || !reflect.DeepEqual(*got, want) {

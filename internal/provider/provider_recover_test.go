@@ -20,7 +20,7 @@ import (
 func TestRecoverAgentsLogsAdoption(t *testing.T) {
 	ctx := context.Background()
 	stateDir := t.TempDir()
-	earlier, err := local.New(local.Options{StateDir: statedirtest.Open(t, stateDir)})
+	earlier, err := local.New(localOptions(t, statedirtest.Open(t, stateDir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestRecoverAgentsLogsAdoption(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = earlier.Deprovision(context.Background(), "recover-me") })
 
-	later, err := local.New(local.Options{StateDir: statedirtest.Open(t, stateDir)})
+	later, err := local.New(localOptions(t, statedirtest.Open(t, stateDir)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func newRuntime(ctx context.Context, s settings, dir *statedir.Dir, at *agentrun
 		opts.StateDir = dir
 		rt, err = local.New(opts)
 	case agentruntime.AdapterContainer:
-		opts := container.Options{Executable: s.local.Executable}
+		opts := container.Options{Executable: s.local.Executable, Version: s.local.Version}
 		if s.container != nil {
 			opts = *s.container
 		}

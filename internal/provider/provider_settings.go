@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -12,16 +11,17 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/container"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/hostexe"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 )
 
-// ownExecutable locates the provider's own executable: the default agent
-// host, and what the container adapter builds its base image from. Tests,
-// whose binary stands in for the provider, point it at a static build of
-// themselves, which an empty image can start.
-var ownExecutable = os.Executable
+// hostExecutable locates the agent host: what the local adapter starts by
+// default, and what the container adapter builds its base image from.
+// Tests, whose binary stands in for the provider, point it at the host
+// they build.
+var hostExecutable = hostexe.Beside
 
 // restartPolicies are the container restart policies engines understand,
 // as the engine's API names them.
@@ -143,13 +143,14 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 		}
 	}
 	if s.local.Executable == "" {
-		exe, err := ownExecutable()
+		exe, err := hostExecutable()
 		if err != nil {
-			diags.AddAttributeError(path.Root("local").AtName("executable"), "Cannot find the provider executable",
-				fmt.Sprintf("The agent host is the provider's own executable, which cannot be located (%v): set local.executable.", err))
+			diags.AddAttributeError(path.Root("local").AtName("executable"), "Cannot find the agent host",
+				fmt.Sprintf("The agent host lies beside the provider's executable, which cannot be located (%v): set local.executable.", err))
 		}
 		s.local.Executable = exe
 	}
+	s.local.Version = version
 	if m.Container != nil {
 		c, d := m.Container.resolve()
 		diags.Append(d...)
@@ -159,6 +160,7 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 	if m.Kubernetes != nil {
 		k, d := m.Kubernetes.resolve()
 		diags.Append(d...)
+		k.Version = version
 		s.kubernetes = &k
 	}
 	return s, diags
@@ -198,8 +200,8 @@ func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 	}
 	if k.BaseImage == "" && !m.BaseImage.IsUnknown() {
 		diags.AddAttributeError(root.AtName("base_image"), "No base image",
-			"Agents on Kubernetes run the provider's own image, which the cluster pulls or already has: set base_image to it "+
-				"(an image holding the provider's static linux build, with `run` as its entrypoint's argument).")
+			"Agents on Kubernetes run a base image, which the cluster pulls or already has: set base_image to it "+
+				"(an image whose entrypoint is the a2a-agent-host of the provider's release, from its release archive).")
 	}
 	return k, diags
 }

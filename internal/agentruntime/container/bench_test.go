@@ -30,7 +30,7 @@ func BenchmarkApplyToHealthy(b *testing.B) {
 			scope := newScope(b)
 			rt := newRuntime(b, testOptions(b, scope))
 			ctx := context.Background()
-			image, err := rt.baseImage(ctx)
+			image, err := rt.BaseImage(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -24,7 +24,7 @@ import (
 func foreignContainer(t *testing.T, rt *Runtime, name string) func(when string) {
 	t.Helper()
 	ctx := testContext(t)
-	image, err := rt.baseImage(ctx)
+	image, err := rt.BaseImage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

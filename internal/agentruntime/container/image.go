@@ -23,19 +23,26 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/hostexe"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 )
 
-// ImageRepository names the base images built from the provider executable.
+// ImageRepository names the base images built from the agent host, tagged
+// with the provider's release.
 const ImageRepository = "terraform-provider-a2a"
 
-// binaryInImage is where the executable sits in the base image.
-const binaryInImage = "/terraform-provider-a2a"
+// binaryInImage is where the agent host sits in the base image.
+const binaryInImage = "/" + launch.HostExecutable
 
 // buildLockKey is the state dir lock that serialises base image builds,
 // within this process and between processes; no agent's lock key
 // (container-a2a-...) can be the same.
 const buildLockKey = "container-image-build"
+
+// labelHostRelease marks a base image with the release of the agent host
+// it holds: a base_image of another release than the provider's is refused
+// at plan, before any agent runs it.
+const labelHostRelease = "a2a.host-release"
 
 // labelDevelopmentBuild marks the base images of development builds with
 // the place their executable was built at (a digest of its path): each
@@ -53,17 +60,17 @@ var developmentVersions = map[string]bool{"": true, "dev": true, "test": true}
 var invalidTagChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 
 // baseImageDockerfile runs the agent host as an unprivileged user in an
-// otherwise empty image: the executable is static, so it needs nothing else.
+// otherwise empty image: the host is static, so it needs nothing else.
 var baseImageDockerfile = fmt.Sprintf(`FROM scratch
 COPY %[1]s %[2]s
 USER %[3]s
 EXPOSE %[4]d
-ENTRYPOINT ["%[2]s", %[5]q]
-`, filepath.Base(binaryInImage), binaryInImage, DefaultUser, containerPort, launch.Subcommand)
+ENTRYPOINT ["%[2]s"]
+`, filepath.Base(binaryInImage), binaryInImage, DefaultUser, containerPort)
 
-// baseImage returns the image agents without their own image run, building
-// the default one from the executable when the engine lacks it.
-func (r *Runtime) baseImage(ctx context.Context) (string, error) {
+// BaseImage returns the image agents without their own image run, building
+// the default one from the agent host when the engine lacks it.
+func (r *Runtime) BaseImage(ctx context.Context) (string, error) {
 	ref, err := r.baseImageRef()
 	switch {
 	case err != nil:
@@ -96,12 +103,13 @@ func (r *Runtime) baseImageRef() (string, error) {
 }
 
 // DefaultImageRef is the base image a provider of version builds from
-// executable when no base_image is set, for whoever cleans up after it.
+// the agent host executable when no base_image is set, for whoever cleans
+// up after it.
 func DefaultImageRef(version, executable string) (string, error) {
 	return (&Runtime{opts: Options{Version: version, Executable: executable}}).defaultImageRef()
 }
 
-// defaultImageRef is terraform-provider-a2a:<version>, or the executable's
+// defaultImageRef is terraform-provider-a2a:<version>, or the host's
 // content hash for development builds.
 func (r *Runtime) defaultImageRef() (string, error) {
 	if !developmentVersions[r.opts.Version] {
@@ -114,18 +122,18 @@ func (r *Runtime) defaultImageRef() (string, error) {
 	return ImageRepository + ":dev-" + sum[:16], nil
 }
 
-// executableDigest hashes the executable once per Runtime.
+// executableDigest hashes the host executable once per Runtime.
 func (r *Runtime) executableDigest() (string, error) {
 	r.digestOnce.Do(func() {
 		f, err := os.Open(r.opts.Executable)
 		if err != nil {
-			r.digestErr = fmt.Errorf("read the provider executable to build the agent image: %w", err)
+			r.digestErr = fmt.Errorf("read the agent host to build the agent image from: %w", err)
 			return
 		}
 		defer func() { _ = f.Close() }()
 		h := sha256.New()
 		if _, err := io.Copy(h, f); err != nil {
-			r.digestErr = fmt.Errorf("read the provider executable %s: %w", r.opts.Executable, err)
+			r.digestErr = fmt.Errorf("read the agent host %s: %w", r.opts.Executable, err)
 			return
 		}
 		r.digest = hex.EncodeToString(h.Sum(nil))
@@ -134,14 +142,24 @@ func (r *Runtime) executableDigest() (string, error) {
 }
 
 func (r *Runtime) imageExists(ctx context.Context, ref string) (bool, error) {
-	_, err := r.cli.ImageInspect(ctx, ref)
+	_, ok, err := r.inspectImage(ctx, ref)
+	return ok, err
+}
+
+// inspectImage reads the image's labels, if the engine has it.
+func (r *Runtime) inspectImage(ctx context.Context, ref string) (map[string]string, bool, error) {
+	res, err := r.cli.ImageInspect(ctx, ref)
 	switch {
 	case err == nil:
-		return true, nil
+		var labels map[string]string
+		if res.Config != nil {
+			labels = res.Config.Labels
+		}
+		return labels, true, nil
 	case cerrdefs.IsNotFound(err):
-		return false, nil
+		return nil, false, nil
 	default:
-		return false, r.engineError("inspect image "+ref, "", err)
+		return nil, false, r.engineError("inspect image "+ref, "", err)
 	}
 }
 
@@ -149,18 +167,32 @@ func (r *Runtime) imageExists(ctx context.Context, ref string) (bool, error) {
 const BaseImageSetting = "container.base_image"
 
 // requireBaseImage fails, blaming the provider block's base_image, when
-// the engine lacks that image: it is never pulled.
+// the engine lacks that image, which is never pulled, or when the image
+// says it holds an agent host of another release than the provider's. An
+// image that does not say is left to its host, which refuses a provider of
+// another release when it starts.
 func (r *Runtime) requireBaseImage(ctx context.Context) error {
 	ref := r.opts.BaseImage
-	ok, err := r.imageExists(ctx, ref)
-	if err != nil || ok {
+	labels, ok, err := r.inspectImage(ctx, ref)
+	var e *agentruntime.Error
+	switch release, labelled := labels[labelHostRelease]; {
+	case err != nil:
 		return err
+	case !ok:
+		e = agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
+			"%s. It is the provider block's base_image (provider \"a2a\" { container { base_image = %q } }), which the "+
+				"provider never pulls: %s, or fix the name; or leave base_image out, and the provider builds a base image of "+
+				"its own from the agent host beside it",
+			r.absentImage(ctx, ref), ref, putImage(ref))
+	case labelled && r.opts.Version != "" && release != r.opts.Version:
+		e = agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
+			"the provider block's base_image %q holds the %s of release %q (its label %s), and this provider is of release %q: "+
+				"a host and a provider of different releases are never mixed. Build the image from the %s of release %q, "+
+				"which that release's archive holds, or leave base_image out, and the provider builds one of its own from it",
+			ref, launch.HostExecutable, release, labelHostRelease, r.opts.Version, launch.HostExecutable, r.opts.Version)
+	default:
+		return nil
 	}
-	e := agentruntime.Errorf(agentruntime.KindInvalidConfig, "provision", "", nil,
-		"%s. It is the provider block's base_image (provider \"a2a\" { container { base_image = %q } }), which the "+
-			"provider never pulls: %s, or fix the name; or leave base_image out, and the provider builds a base image of "+
-			"its own from its executable",
-		r.absentImage(ctx, ref), ref, putImage(ref))
 	e.Setting = BaseImageSetting
 	return e
 }
@@ -222,19 +254,27 @@ func putImage(ref string) string {
 		"saved with docker save) or `docker build -t %s <directory of its Dockerfile>`, run against that engine", ref, ref)
 }
 
-// buildBaseImage sends the executable and a Dockerfile to the engine's
-// build API; no registry and no local docker CLI are involved.
+// buildBaseImage sends the agent host, once it is found to be of the
+// provider's release, and a Dockerfile to the engine's build API; no
+// registry and no local docker CLI are involved.
 func (r *Runtime) buildBaseImage(ctx context.Context, ref string) error {
 	op := "build agent image " + ref
+	if err := hostexe.Check(ctx, r.opts.Executable, r.opts.Version); err != nil {
+		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
+			"the base image is built from it; or set the provider's container base_image to an image holding such a host")
+	}
 	if err := checkStaticLinux(r.opts.Executable); err != nil {
 		return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
-			"set the provider's container base_image to an image holding the provider's static linux build")
+			"set the provider's container base_image to an image holding the agent host's static linux build")
 	}
 	buildContext, err := baseImageContext(r.opts.Executable)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	labels := map[string]string{labelManagedBy: managedByValue}
+	if r.opts.Version != "" {
+		labels[labelHostRelease] = r.opts.Version
+	}
 	development := developmentVersions[r.opts.Version]
 	if development {
 		labels[labelDevelopmentBuild] = r.buildPlace()
@@ -267,7 +307,7 @@ func (r *Runtime) buildPlace() string {
 
 // pruneSuperseded removes the base images that earlier development builds
 // from the same place left, now that current (just built) replaces them:
-// each is some 30 MB, and nothing else would ever remove them. Only images
+// each is some 20 MB, and nothing else would ever remove them. Only images
 // carrying both of this adapter's labels are considered. Pruning is best
 // effort: an image a container still uses is refused by the engine and
 // stays, to go at a later build, and no failure here fails the build.
@@ -309,22 +349,22 @@ func (r *Runtime) pruneSuperseded(ctx context.Context, current string) {
 func checkStaticLinux(path string) error {
 	f, err := elf.Open(path)
 	if err != nil {
-		return fmt.Errorf("the provider executable %s is not a linux binary, so it cannot run in a container: %w", path, err)
+		return fmt.Errorf("the agent host %s is not a linux binary, so it cannot run in a container: %w", path, err)
 	}
 	defer func() { _ = f.Close() }()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("the provider executable %s is dynamically linked (build it with CGO_ENABLED=0), so it cannot run in an empty image", path)
+			return fmt.Errorf("the agent host %s is dynamically linked (build it with CGO_ENABLED=0), so it cannot run in an empty image", path)
 		}
 	}
 	return nil
 }
 
-// baseImageContext is the build context: the Dockerfile and the executable.
+// baseImageContext is the build context: the Dockerfile and the host.
 func baseImageContext(executable string) (io.Reader, error) {
 	bin, err := os.ReadFile(executable)
 	if err != nil {
-		return nil, fmt.Errorf("read the provider executable: %w", err)
+		return nil, fmt.Errorf("read the agent host: %w", err)
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)

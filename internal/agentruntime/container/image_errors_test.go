@@ -54,7 +54,7 @@ func TestBaseImageCheckedAtPlan(t *testing.T) {
 	opts.BaseImage = repo + ":1.4"
 	rt := newRuntime(t, opts)
 	present := repo + ":1.4.0"
-	buildEmptyImage(t, rt, present)
+	buildEmptyImage(t, rt, present, nil)
 
 	_, err := rt.Check(testContext(t), agentruntime.Spec{Config: agentConfig("Mistyped Base")})
 	checkImageError(t, "Check", err, BaseImageSetting, []string{`"` + opts.BaseImage + `" is not on the container engine`, "(it holds " + present + ")"})
@@ -182,7 +182,7 @@ func enginePodman(t *testing.T, rt *Runtime) bool {
 
 // buildEmptyImage builds ref, an image of no files, which the test removes
 // again.
-func buildEmptyImage(t *testing.T, rt *Runtime, ref string) {
+func buildEmptyImage(t *testing.T, rt *Runtime, ref string, labels map[string]string) {
 	t.Helper()
 	dockerfile := []byte("FROM scratch\nLABEL a2a.test=empty\n")
 	var buf bytes.Buffer
@@ -194,7 +194,7 @@ func buildEmptyImage(t *testing.T, rt *Runtime, ref string) {
 	if err := tw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := rt.cli.ImageBuild(testContext(t), &buf, client.ImageBuildOptions{Tags: []string{ref}, Remove: true})
+	res, err := rt.cli.ImageBuild(testContext(t), &buf, client.ImageBuildOptions{Tags: []string{ref}, Remove: true, Labels: labels})
 	if err != nil {
 		t.Fatalf("build %s: %v", ref, err)
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // TestBaseImageBuiltOnce provisions ten agents at once, as terraform's
@@ -83,11 +83,11 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 	}
 }
 
-// uniqueExecutable copies the static test binary with a random tail, which
-// leaves it runnable but gives it a content hash, and so an image tag, of
-// its own.
+// uniqueExecutable copies the agent host built for the tests with a random
+// tail, which leaves it runnable but gives it a content hash, and so an
+// image tag, of its own.
 func uniqueExecutable(t *testing.T) string {
-	path := filepath.Join(t.TempDir(), "terraform-provider-a2a")
+	path := filepath.Join(t.TempDir(), "a2a-agent-host")
 	writeUniqueExecutable(t, path)
 	return path
 }
@@ -95,11 +95,11 @@ func uniqueExecutable(t *testing.T) string {
 // writeUniqueExecutable writes such a copy at path, as a rebuild there would.
 func writeUniqueExecutable(t *testing.T, path string) {
 	t.Helper()
-	self, err := staticself.Path()
+	host, err := hostbuild.Path()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(self)
+	data, err := os.ReadFile(host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +110,14 @@ func writeUniqueExecutable(t *testing.T, path string) {
 	}
 }
 
-// TestSupersededDevelopmentImagesPruned rebuilds the executable at one
+// TestSupersededDevelopmentImagesPruned rebuilds the agent host at one
 // place, as a developer does, and checks that building the image of a new
 // build removes those of earlier builds from there, but keeps the one a
 // container uses, those of builds from elsewhere, and images the adapter
 // did not build.
 func TestSupersededDevelopmentImagesPruned(t *testing.T) {
 	needEngine(t)
-	place := filepath.Join(t.TempDir(), "terraform-provider-a2a")
+	place := filepath.Join(t.TempDir(), "a2a-agent-host")
 	var rt *Runtime
 	build := func(at string) string {
 		t.Helper()
@@ -125,7 +125,7 @@ func TestSupersededDevelopmentImagesPruned(t *testing.T) {
 		opts := testOptions(t, "")
 		opts.Executable = at
 		rt = newRuntime(t, opts)
-		ref, err := rt.baseImage(testContext(t))
+		ref, err := rt.BaseImage(testContext(t))
 		if err != nil {
 			t.Fatalf("build the base image of %s: %v", at, err)
 		}
@@ -153,7 +153,7 @@ func TestSupersededDevelopmentImagesPruned(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = rt.cli.ContainerRemove(context.Background(), created.ID, client.ContainerRemoveOptions{Force: true})
 	})
-	elsewhere := build(filepath.Join(t.TempDir(), "terraform-provider-a2a"))
+	elsewhere := build(filepath.Join(t.TempDir(), "a2a-agent-host"))
 	foreign := buildForeignImage(t, rt)
 	current := build(place)
 

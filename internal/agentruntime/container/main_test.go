@@ -15,21 +15,17 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/staticself"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
-// TestMain lets the test binary stand in for the provider executable: the
-// base image is built from it, and in a container it runs as `<binary> run`.
-// An empty image starts only a static binary, so when cgo linked this one
-// dynamically the image is built from a static build of it instead.
+// TestMain removes, once the tests have run, the base image they built
+// from the agent host built for them (hostbuild), and that host.
 func TestMain(m *testing.M) {
-	agenthost.RunIfSubcommand()
 	code := m.Run()
 	removeTestImage()
-	staticself.Remove()
+	hostbuild.Remove()
 	os.Exit(code)
 }
 
@@ -114,15 +110,15 @@ func removeScope(t testing.TB, scope string) {
 	}
 }
 
-// testOptions are the options of a runtime confined to scope, packing a
-// static build of this test binary.
+// testOptions are the options of a runtime confined to scope, packing the
+// agent host built for the tests, of the release it is given.
 func testOptions(t testing.TB, scope string) Options {
 	t.Helper()
-	exe, err := staticself.Path()
+	exe, err := hostbuild.Path()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Scope: scope, Version: "test", Executable: exe, StateDir: statedirtest.Open(t, t.TempDir()), StopGracePeriod: 5 * time.Second}
+	return Options{Scope: scope, Version: hostbuild.Release, Executable: exe, StateDir: statedirtest.Open(t, t.TempDir()), StopGracePeriod: 5 * time.Second}
 }
 
 // newRuntime connects to the engine, or skips the test when none answers.
@@ -193,14 +189,14 @@ func inspectAgent(t testing.TB, rt *Runtime, id string) client.ContainerInspectR
 	return res
 }
 
-// removeTestImage removes the base image built from this test binary, if
-// no container uses it any more.
+// removeTestImage removes the base image built from the tests' agent host,
+// if no container uses it any more.
 func removeTestImage() {
-	exe, ok := staticself.Used()
+	exe, ok := hostbuild.Used()
 	if !ok || engineCheck() != nil {
 		return
 	}
-	ref, err := DefaultImageRef("test", exe)
+	ref, err := DefaultImageRef(hostbuild.Release, exe)
 	if err != nil {
 		return
 	}

@@ -48,13 +48,17 @@ type Options struct {
 	// BaseImage runs agents whose config names no [runtime] image. Empty:
 	// an image built from Executable when absent, tagged
 	// terraform-provider-a2a:<Version> (or :<content hash> for a
-	// development build). A named image must already be on the engine.
+	// development build). A named image must already be on the engine, and
+	// hold an agent host of Version.
 	BaseImage string
-	// Version is the provider version that tags the default base image.
+	// Version is the provider's release: it tags the default base image,
+	// which is built only from an agent host of that release, and the host
+	// in every base image refuses to serve unless it is of that release.
+	// Empty: the release is not checked.
 	Version string
-	// Executable is the static linux binary packed into the default base
-	// image, whose `run` subcommand is the agent host. Empty: this process's
-	// own executable.
+	// Executable is the agent host's static linux build, packed into the
+	// default base image as its entrypoint. Empty: a2a-agent-host beside
+	// this process's executable (hostexe.Beside).
 	Executable string
 	// StateDir is the runtime core's state dir, opened once per process:
 	// its locks serialise the operations on each agent and the builds of

@@ -19,7 +19,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/hostexe"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
@@ -62,9 +62,9 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, errors.New("container runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
 	}
 	if o.Executable == "" && o.BaseImage == "" {
-		exe, err := os.Executable()
+		exe, err := hostexe.Beside()
 		if err != nil {
-			return nil, fmt.Errorf("find the provider executable to build the agent image from (or set base_image): %w", err)
+			return nil, fmt.Errorf("find the agent host to build the agent image from (or set base_image): %w", err)
 		}
 		o.Executable = exe
 	}
@@ -214,7 +214,7 @@ func (r *Runtime) imageFor(ctx context.Context, cfg *agentconfig.Config) (string
 	if img := cfg.Runtime.Image; img != "" {
 		return img, r.ensureImage(ctx, img, cfg.Runtime.PullPolicy(), fmt.Sprintf("[runtime] image of agent %q", cfg.ID()))
 	}
-	return r.baseImage(ctx)
+	return r.BaseImage(ctx)
 }
 
 // portFor is the port the config fixes, else the port the agent was given

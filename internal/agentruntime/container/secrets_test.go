@@ -164,7 +164,7 @@ func volumesHolding(t *testing.T, rt *Runtime, since time.Time, value string) []
 	if err != nil {
 		t.Fatal(err)
 	}
-	image, err := rt.baseImage(ctx)
+	image, err := rt.BaseImage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

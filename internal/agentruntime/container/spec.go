@@ -132,7 +132,7 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		cfg.Labels[labelCardPaths] = strings.Join(b.cfg.Runtime.CardPaths(), ",")
 	} else {
 		// The built-in host: flags override the config's [server] table.
-		host := launch.Host{Owned: owned}
+		host := launch.Host{Owned: owned, ProviderVersion: r.opts.Version}
 		if len(b.writeOnly) > 0 {
 			host.WriteOnlyFile = launch.WriteOnlyFilePath
 		}

@@ -18,22 +18,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
-// TestMain lets the test binary stand in for the provider executable: the
-// image the tests run agents from (ImageEnv) holds this very binary, which
-// in a pod runs as `<binary> run`. `make test-kube` builds and loads it.
-func TestMain(m *testing.M) {
-	agenthost.RunIfSubcommand()
-	os.Exit(m.Run())
-}
-
-// ImageEnv names the image holding the test binary, which the cluster
-// KUBECONFIG leads to has without pulling it.
+// ImageEnv names the base image the tests run agents from, which the
+// cluster KUBECONFIG leads to has without pulling it: its entrypoint is the
+// agent host, of release hostbuild.Release. `make test-kube` builds and
+// loads it.
 const ImageEnv = "A2A_KUBE_TEST_IMAGE"
 
 // requireKube is set where a cluster is brought up for the tests (make
@@ -110,6 +104,7 @@ func testOptions(t testing.TB, ns string) Options {
 		Namespace:       ns,
 		Scope:           "t" + randomHex(4),
 		BaseImage:       os.Getenv(ImageEnv),
+		Version:         hostbuild.Release,
 		PullPolicy:      string(corev1.PullNever),
 		StopGracePeriod: 5 * time.Second,
 		StateDir:        statedirtest.Open(t, t.TempDir()),

@@ -246,7 +246,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 		podLabels[labelRollout] = rollout
 	}
 	owned := variablesOf(b.cfg, endpoint)
-	host := launch.Host{Owned: owned}
+	host := launch.Host{Owned: owned, ProviderVersion: r.opts.Version}
 	if len(b.writeOnly) > 0 {
 		host.WriteOnlyFile = launch.WriteOnlyFilePath
 	}

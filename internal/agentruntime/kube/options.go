@@ -43,10 +43,14 @@ type Options struct {
 	// Namespace holds the agents' objects; it must exist.
 	Namespace string
 	// BaseImage runs agents whose config names no [runtime] image: an image
-	// holding the provider's static linux build as its entrypoint with the
-	// `run` subcommand. The cluster must be able to pull it, or have it
-	// already with PullPolicy Never. Required.
+	// whose entrypoint is the agent host (a2a-agent-host) of Version. The
+	// cluster must be able to pull it, or have it already with PullPolicy
+	// Never. Required.
 	BaseImage string
+	// Version is the provider's release: the host in every pod refuses to
+	// serve unless it is of that release, which the pod's log then says.
+	// Empty: the release is not checked.
+	Version string
 	// PullPolicy is the image pull policy: Always, IfNotPresent or Never.
 	PullPolicy string
 	// ServiceType is the type of each agent's Service: ClusterIP, NodePort
@@ -132,7 +136,7 @@ func (o Options) withDefaults() (Options, error) {
 		return o, err
 	}
 	if o.BaseImage == "" {
-		return o, fmt.Errorf("kubernetes base_image is empty: name an image holding the provider's static linux build, which the cluster can pull or already has")
+		return o, fmt.Errorf("kubernetes base_image is empty: name an image whose entrypoint is the agent host of the provider's release, which the cluster can pull or already has")
 	}
 	return o, nil
 }

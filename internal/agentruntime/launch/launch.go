@@ -14,8 +14,16 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
 
-// Subcommand is the provider binary's argument that runs the agent host.
-const Subcommand = "run"
+// HostExecutable is the built-in agent host's executable: the release
+// archive holds it beside the provider's, and the base image an agent runs
+// in a container or pod has it as its entrypoint. It is a program of its
+// own, so that an agent loads only what the host needs, none of the
+// provider's Terraform, Docker or Kubernetes libraries.
+const HostExecutable = "a2a-agent-host"
+
+// VersionArg, the host's only argument, makes it print its release and
+// exit: what a provider asks of a host before it starts agents with it.
+const VersionArg = "version"
 
 // The agent host's flags, by name (without the leading dashes).
 const (
@@ -25,6 +33,9 @@ const (
 	PortFlag          = "port"           // overrides [server] http_port
 	AdvertisedURLFlag = "advertised-url" // overrides [server] advertised_url
 	WriteOnlyFileFlag = "env-file"       // the write-only values' file (package writeonly)
+	// ProviderVersionFlag names the release of the provider that starts
+	// the host, which refuses to serve when its own release differs.
+	ProviderVersionFlag = "provider-version"
 )
 
 // ConfigEnvVar carries the config into a container or pod, so that it
@@ -97,9 +108,12 @@ type Host struct {
 	// WriteOnlyFile is the write-only values' file where the host runs; empty
 	// for an agent that has none.
 	WriteOnlyFile string
+	// ProviderVersion is the starting provider's release, which the host's
+	// own must equal; empty, the host does not compare them.
+	ProviderVersion string
 }
 
-// Args are the host's arguments after Subcommand.
+// Args are the host's arguments.
 func (h Host) Args() []string {
 	args := []string{"--" + ConfigEnvFlag, ConfigEnvVar}
 	if h.ConfigFile != "" {
@@ -109,6 +123,9 @@ func (h Host) Args() []string {
 		"--"+AdvertisedURLFlag, h.Owned.AdvertisedURL)
 	if h.WriteOnlyFile != "" {
 		args = append(args, "--"+WriteOnlyFileFlag, h.WriteOnlyFile)
+	}
+	if h.ProviderVersion != "" {
+		args = append(args, "--"+ProviderVersionFlag, h.ProviderVersion)
 	}
 	return args
 }

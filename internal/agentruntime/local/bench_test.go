@@ -18,6 +18,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // BenchmarkStartToHealthy measures the time from asking for agents to
@@ -37,7 +38,7 @@ func BenchmarkStartToHealthy(b *testing.B) {
 }
 
 func benchRuntime(b *testing.B, n int) {
-	rt, err := New(Options{StateDir: statedirtest.Open(b, b.TempDir())})
+	rt, err := New(testOptions(b, statedirtest.Open(b, b.TempDir())))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func benchRuntime(b *testing.B, n int) {
 }
 
 func benchBaseline(b *testing.B, n int, ownSession bool) {
-	exe, err := os.Executable()
+	exe, err := hostbuild.Path()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func benchBaseline(b *testing.B, n int, ownSession bool) {
 		var mu sync.Mutex
 		var procs []*exec.Cmd
 		all(b, agents, func(f string) error {
-			cmd := exec.CommandContext(context.Background(), exe, "run", "--config", f, "--port", ports[f])
+			cmd := exec.CommandContext(context.Background(), exe, "--config", f, "--port", ports[f])
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: ownSession}
 			if err := cmd.Start(); err != nil {
 				return err

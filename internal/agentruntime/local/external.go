@@ -13,6 +13,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/hostexe"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
@@ -82,12 +83,15 @@ func (r *Runtime) agentCommand(ctx context.Context, rec *record, raw []byte) (*e
 	// The agent must outlive ctx and this process: nothing may cancel it.
 	ctx = context.WithoutCancel(ctx)
 	if !rec.Brought {
-		host := launch.Host{ConfigFile: r.dir.Join(configFile(rec.ID)), Owned: owned}
+		if err := hostexe.Check(ctx, r.exe, r.version); err != nil {
+			return nil, fmt.Errorf("%w; or set executable in the local block to such a host", err)
+		}
+		host := launch.Host{ConfigFile: r.dir.Join(configFile(rec.ID)), Owned: owned, ProviderVersion: r.version}
 		if hasWriteOnly {
 			// The host reads them itself, so they stay out of its environment.
 			host.WriteOnlyFile = writeOnlyPath
 		}
-		cmd := exec.CommandContext(ctx, r.exe, append([]string{launch.Subcommand}, host.Args()...)...)
+		cmd := exec.CommandContext(ctx, r.exe, host.Args()...)
 		cmd.Env = slices.Concat(env, owned.Env())
 		cmd.Dir = r.dir.Path()
 		return cmd, nil

@@ -24,6 +24,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 var bg = context.Background()
@@ -454,6 +455,45 @@ func TestExitAtOnce(t *testing.T) {
 	wantHealth(t, rt, a.ID, agentruntime.HealthStopped)
 }
 
+// TestHostOfAnotherRelease starts agents with a host that is missing, or of
+// another release than the provider's: Start refuses before anything runs,
+// saying which host and what to use instead, while the agent's other
+// operations, which need no host, go on.
+func TestHostOfAnotherRelease(t *testing.T) {
+	host, err := hostbuild.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "a2a-agent-host")
+	tests := []struct {
+		name, exe, version string
+		want               []string
+	}{
+		{"missing host", missing, "1.2.0", []string{missing, "no such file", `a2a-agent-host of release "1.2.0"`, "executable in the local block"}},
+		{"host of another release", host, "1.2.0", []string{host, `is of release "test"`, `provider of release "1.2.0"`,
+			`a2a-agent-host of release "1.2.0"`, "executable in the local block"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rt, err := New(Options{StateDir: statedirtest.Open(t, t.TempDir()), Executable: tt.exe, Version: tt.version})
+			if err != nil {
+				t.Fatalf("New: %v, want the host checked at start only", err)
+			}
+			a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Mismatched", "")})
+			err = rt.Start(bg, a.ID)
+			if !agentruntime.IsKind(err, agentruntime.KindSpawnFailure) {
+				t.Fatalf("Start = %v, want a spawn failure", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Start error %q does not say %q", err, want)
+				}
+			}
+			wantHealth(t, rt, a.ID, agentruntime.HealthProvisioned)
+		})
+	}
+}
+
 // TestDetached starts agents from another process that then exits, as a
 // provider process does after each terraform command: the agents live on
 // in their own sessions, and this process adopts and stops them.
@@ -510,8 +550,12 @@ func runStarter(dir string, names ...string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	host, err := hostbuild.Path()
+	if err != nil {
+		return 0, err
+	}
 	cmd := exec.CommandContext(bg, exe)
-	cmd.Env = append(os.Environ(), roleEnv+"="+roleStart, stateEnv+"="+dir, namesEnv+"="+strings.Join(names, ","))
+	cmd.Env = append(os.Environ(), roleEnv+"="+roleStart, hostEnv+"="+host, stateEnv+"="+dir, namesEnv+"="+strings.Join(names, ","))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("starter process: %w\n%s", err, out)
 	}

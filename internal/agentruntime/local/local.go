@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/hostexe"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/writeonly"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
@@ -39,7 +39,9 @@ type Runtime struct {
 	dir   *statedir.Dir
 	dirID string
 	exe   string
-	grace time.Duration
+	// version is the release exe must be of; empty, it is not checked.
+	version string
+	grace   time.Duration
 	// writeOnly holds each agent's write-only values, for its every start.
 	writeOnly writeonly.Store
 
@@ -57,19 +59,14 @@ func New(opts Options) (*Runtime, error) {
 	if dir == nil {
 		return nil, errors.New("local runtime: no state dir; open one with statedir.Open and pass it in Options.StateDir")
 	}
+	// The host itself is checked when an agent starts, not here: reading,
+	// stopping and destroying agents need no host, even a missing one.
 	exe := opts.Executable
 	var err error
 	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("local runtime: find this executable to run agents with: %w; set executable in the local block", err)
+		if exe, err = hostexe.Beside(); err != nil {
+			return nil, fmt.Errorf("local runtime: %w; set executable in the local block", err)
 		}
-	}
-	info, err := os.Stat(exe)
-	if err != nil {
-		return nil, fmt.Errorf("local runtime: executable %s: %w; set executable in the local block to the agent host", exe, err)
-	}
-	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
-		return nil, fmt.Errorf("local runtime: %s is not an executable file; set executable in the local block to the agent host", exe)
 	}
 	if err := dir.MkdirAll(logDir); err != nil {
 		return nil, fmt.Errorf("local runtime: %w", err)
@@ -84,7 +81,8 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local runtime: %w", err)
 	}
-	return &Runtime{dir: dir, dirID: dirID, exe: exe, grace: grace, writeOnly: writeonly.NewStore(dir, writeOnlyDir), exited: map[int]chan struct{}{}}, nil
+	return &Runtime{dir: dir, dirID: dirID, exe: exe, version: opts.Version, grace: grace, writeOnly: writeonly.NewStore(dir, writeOnlyDir),
+		exited: map[int]chan struct{}{}}, nil
 }
 
 // openWait bounds New's wait for the state dir lock, held by another run

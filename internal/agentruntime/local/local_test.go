@@ -49,7 +49,9 @@ func TestContract(t *testing.T) {
 
 func newRuntime(t *testing.T, stateDir string) *Runtime {
 	t.Helper()
-	rt, err := New(Options{StateDir: statedirtest.Open(t, stateDir), StopGracePeriod: 5 * time.Second})
+	opts := testOptions(t, statedirtest.Open(t, stateDir))
+	opts.StopGracePeriod = 5 * time.Second
+	rt, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

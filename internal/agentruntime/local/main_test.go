@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // Roles the test binary plays when a test runs it as another process.
@@ -31,16 +31,19 @@ const (
 	// listens.
 	roleBystander = "bystander"
 	// roleStubborn is an agent that ignores SIGTERM and serves nothing,
-	// so only SIGKILL stops it. The runtime runs it as `<exe> run ...`
-	// with the role in its environment, passed by an allowlist.
+	// so only SIGKILL stops it. The runtime runs the test binary as its
+	// host, with the role in its environment, passed by an allowlist.
 	roleStubborn = "stubborn-agent"
+	// hostEnv gives roleStart the agent host the tests built.
+	hostEnv      = "A2A_LOCAL_TEST_HOST"
 	stateEnv     = "A2A_LOCAL_TEST_STATE"
 	namesEnv     = "A2A_LOCAL_TEST_NAMES"
 	signalLogEnv = "A2A_LOCAL_TEST_SIGNAL_LOG"
 )
 
-// TestMain lets this test binary serve as the agent host (the runtime runs
-// `<executable> run --config ...`) and as the other processes tests need.
+// TestMain lets this test binary serve as the other processes tests need.
+// Agents run the agent host built for the tests (hostbuild), which goes
+// once they have run.
 func TestMain(m *testing.M) {
 	if os.Getenv(roleEnv) == roleStubborn {
 		signal.Ignore(syscall.SIGTERM)
@@ -48,7 +51,6 @@ func TestMain(m *testing.M) {
 			time.Sleep(time.Hour)
 		}
 	}
-	agenthost.RunIfSubcommand()
 	switch os.Getenv(roleEnv) {
 	case roleStart:
 		if err := startAgents(os.Getenv(stateEnv), strings.Split(os.Getenv(namesEnv), ",")); err != nil {
@@ -62,7 +64,20 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	hostbuild.Remove()
+	os.Exit(code)
+}
+
+// testOptions are the options of a runtime over dir that starts the agent
+// host built for the tests, checking it is of that build's release.
+func testOptions(tb testing.TB, dir *statedir.Dir) Options {
+	tb.Helper()
+	host, err := hostbuild.Path()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return Options{StateDir: dir, Executable: host, Version: hostbuild.Release}
 }
 
 // recordSignals appends to path the name of every terminating signal the
@@ -92,7 +107,7 @@ func startAgents(stateDir string, names []string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := New(Options{StateDir: dir})
+	rt, err := New(Options{StateDir: dir, Executable: os.Getenv(hostEnv), Version: hostbuild.Release})
 	if err != nil {
 		return err
 	}

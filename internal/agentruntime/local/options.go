@@ -1,5 +1,5 @@
 // Package local is the runtime adapter that runs agents as detached OS
-// processes: `<executable> run --config <file>`, each in its own session,
+// processes: `a2a-agent-host --config <file>`, each in its own session,
 // recorded durably in the state dir so that later provider processes find
 // them again.
 //
@@ -59,9 +59,14 @@ type Options struct {
 	// StateDir is the runtime core's state dir, opened once per process and
 	// shared with the other users of the state dir; required.
 	StateDir *statedir.Dir
-	// Executable is run as `<Executable> run --config <file>`; default: the
-	// running executable, whose run subcommand is the agent host.
+	// Executable is the agent host, run as `<Executable> --config <file>`;
+	// default: a2a-agent-host beside the running executable
+	// (hostexe.Beside).
 	Executable string
+	// Version is the provider's release: before it starts the first agent,
+	// the runtime makes sure Executable is a host of that release, and each
+	// host it starts refuses to serve otherwise. Empty: neither is checked.
+	Version string
 	// StopGracePeriod is the wait between SIGTERM and SIGKILL; default 10s.
 	StopGracePeriod time.Duration
 }
