@@ -5,7 +5,8 @@
 #   scripts/demo.sh BIN_DIR DEMO_DIR            # apply and print the outputs
 #   scripts/demo.sh BIN_DIR DEMO_DIR destroy    # tear everything down
 #
-# BIN_DIR holds terraform-provider-a2a. DEMO_DIR receives everything the demo
+# BIN_DIR holds terraform-provider-a2a and a2a-agent-host, the agent host
+# it starts, as `make build` leaves them. DEMO_DIR receives everything the demo
 # writes: a Terraform CLI config, a copy of the example with its Terraform
 # state, and the provider's agent records and logs. Nothing is written to the
 # source tree, the user's own Terraform CLI config or the home directory.
@@ -23,11 +24,10 @@ example="$root/examples/quickstart"
 work="$demo_dir/quickstart"
 
 command -v terraform >/dev/null || { echo "terraform is not on PATH: install it to run the demo" >&2; exit 1; }
-[[ -x "$bin_dir/terraform-provider-a2a" ]] || { echo "$bin_dir/terraform-provider-a2a is missing: run 'make build' first" >&2; exit 1; }
 
 # A CLI config of the demo's own makes Terraform use the provider in
 # BIN_DIR without installing it, so neither 'terraform init' nor a registry
-# is needed.
+# is needed; writing it checks that BIN_DIR holds both executables.
 "$root/scripts/dev-config.sh" "$bin_dir" "$demo_dir/terraformrc" >/dev/null
 
 # Only this script's terraform calls see these.

@@ -5,7 +5,8 @@
 #
 #   scripts/dev-config.sh BIN_DIR FILE    # prints: export TF_CLI_CONFIG_FILE=FILE
 #
-# BIN_DIR holds terraform-provider-a2a. Providers other than a2a install as
+# BIN_DIR holds terraform-provider-a2a and the agent host it starts,
+# a2a-agent-host, as `make build` leaves them. Providers other than a2a install as
 # usual (the direct {} block). Only the export line goes to stdout, so that
 # eval "$(scripts/dev-config.sh BIN_DIR FILE)" selects the config.
 set -euo pipefail
@@ -14,7 +15,9 @@ set -euo pipefail
 bin_dir="$(cd "$1" && pwd)"
 mkdir -p "$(dirname "$2")"
 file="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
-[[ -x "$bin_dir/terraform-provider-a2a" ]] || { echo "$bin_dir/terraform-provider-a2a is missing: run 'make build' first" >&2; exit 1; }
+for exe in terraform-provider-a2a a2a-agent-host; do
+  [[ -x "$bin_dir/$exe" ]] || { echo "$bin_dir/$exe is missing: run 'make build' first" >&2; exit 1; }
+done
 
 # dev_overrides makes terraform use the binary in BIN_DIR as it is, so it
 # is neither installed by terraform init nor recorded in the lock file;

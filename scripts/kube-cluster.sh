@@ -5,8 +5,8 @@
 #   scripts/kube-cluster.sh up               build what is missing, start, print the kubeconfig path
 #   scripts/kube-cluster.sh env              print `export KUBECONFIG=...` for a cluster that is up
 #   scripts/kube-cluster.sh load IMAGE_TAR   import an OCI archive into the node's image store
-#   scripts/kube-cluster.sh image REF BINARY OUT_TAR
-#                                            pack a static provider binary as an agent base image
+#   scripts/kube-cluster.sh image REF HOST OUT_TAR
+#                                            pack a static agent host (a2a-agent-host) as an agent base image
 #   scripts/kube-cluster.sh bundle REF OUT_TAR PATH=FILE...
 #                                            pack static programs as an image of a brought agent
 #   scripts/kube-cluster.sh status           show what runs
@@ -183,13 +183,13 @@ pack() {
   rm -rf "$work"
 }
 
-# image REF BINARY OUT: the provider's base image, whose entrypoint is the
-# agent host (`<binary> run`) as an unprivileged user.
+# image REF HOST OUT: the agents' base image, whose entrypoint is the agent
+# host HOST, run as an unprivileged user.
 image() {
   [[ $# == 3 ]] || usage
   local staged; staged=$(mktemp -d)
-  install -m 0755 "$2" "$staged/terraform-provider-a2a"
-  pack "$1" "$staged" "$3" '["/terraform-provider-a2a","run"]' 65534:65534
+  install -m 0755 "$2" "$staged/a2a-agent-host"
+  pack "$1" "$staged" "$3" '["/a2a-agent-host"]' 65534:65534
   rm -rf "$staged"
 }
 
@@ -550,7 +550,7 @@ env_() {
 }
 
 usage() {
-  echo "usage: $0 up | down | env | status | load IMAGE_TAR | image REF BINARY OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
+  echo "usage: $0 up | down | env | status | load IMAGE_TAR | image REF HOST OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
   exit 2
 }
 
