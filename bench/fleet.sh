@@ -27,6 +27,7 @@ trap cleanup EXIT
 
 export CGO_ENABLED=0
 go build -o "$work/bin/terraform-provider-a2a" "$root"
+go build -o "$work/bin/a2a-agent-host" "$root/cmd/a2a-agent-host"
 cat >"$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {
@@ -84,7 +85,7 @@ spawn_direct() {
   rm -rf "$dir" && mkdir -p "$dir"
   pids=()
   for i in $(seq "$agents"); do
-    "$work/bin/terraform-provider-a2a" run --config "$work/agent.toml" --port 0 >"$dir/$i.log" 2>&1 &
+    "$work/bin/a2a-agent-host" --config "$work/agent.toml" --port 0 >"$dir/$i.log" 2>&1 &
     pids+=("$!")
   done
   for i in $(seq "$agents"); do

@@ -12,8 +12,8 @@
 # Usage: bench/kube-apply.sh [agents] [rounds]
 # Environment:
 #   KUBECONFIG       the cluster (required; it must be up)
-#   A2A_KUBE_IMAGE   the agents' image, the provider's own static build
-#                    with `run` as its entrypoint's argument, which the
+#   A2A_KUBE_IMAGE   the agents' base image, whose entrypoint is the agent
+#                    host (a2a-agent-host) built from this tree, which the
 #                    cluster has or can pull (required)
 #   A2A_KUBE_PULL    its image_pull_policy (default IfNotPresent)
 #   KUBECTL          kubectl to run (default: kubectl on PATH)

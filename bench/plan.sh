@@ -11,6 +11,7 @@ trap 'cd "$work/fleet" 2>/dev/null && terraform destroy -auto-approve -no-color 
 
 export CGO_ENABLED=0
 go build -o "$work/bin/terraform-provider-a2a" "$root"
+go build -o "$work/bin/a2a-agent-host" "$root/cmd/a2a-agent-host"
 cat >"$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {

@@ -22,6 +22,7 @@ trap '"$terraform" -chdir="$work/fleet" destroy -auto-approve -no-color >/dev/nu
 
 export CGO_ENABLED=0
 go build -o "$work/bin/terraform-provider-a2a" "$root"
+go build -o "$work/bin/a2a-agent-host" "$root/cmd/a2a-agent-host"
 cat >"$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {
