@@ -12,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
 
 // identityIs checks the identity of the resource at address.
@@ -95,7 +97,7 @@ func TestAccIdentity_upgrade(t *testing.T) {
 	newerTerraform(t)
 	acc := newAccTest(t)
 	before := map[string]func() (tfprotov6.ProviderServer, error){
-		"a2a": providerserver.NewProtocol6WithError(providerBeforeIdentity{New("before")().(*a2aProvider)}),
+		"a2a": providerserver.NewProtocol6WithError(providerBeforeIdentity{New(hostbuild.Release)().(*a2aProvider)}),
 	}
 	config := acc.agentAllowing(echoConfig("Acc Identity Upgrade", "state from before identity"), "acc-upgrade-allow", "ACC_UPGRADE_UNUSED")
 	tfresource.Test(t, tfresource.TestCase{
