@@ -26,6 +26,9 @@ const (
 	// KindUnmanaged: an agent with the id runs that no record manages,
 	// such as one of a state dir that was moved or lost.
 	KindUnmanaged
+	// KindNotRunning: what was asked needs the agent running, and it is
+	// not.
+	KindNotRunning
 )
 
 // Error is a runtime error: what was attempted, on which agent, and what the

@@ -213,12 +213,15 @@ func (a *accTest) checkNoAgents(*terraform.State) error {
 
 // listAgents lists the agents of the state dir, as a provider process of
 // its own would.
-func (a *accTest) listAgents() ([]agentruntime.Agent, error) {
-	dir, err := statedir.Open(a.stateDir)
+func (a *accTest) listAgents() ([]agentruntime.Agent, error) { return listAgentsIn(a.t, a.stateDir) }
+
+// listAgentsIn lists the agents the local adapter holds in stateDir.
+func listAgentsIn(t *testing.T, stateDir string) ([]agentruntime.Agent, error) {
+	dir, err := statedir.Open(stateDir)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := local.New(localOptions(a.t, dir))
+	rt, err := local.New(localOptions(t, dir))
 	if err != nil {
 		return nil, err
 	}

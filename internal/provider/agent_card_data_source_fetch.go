@@ -142,16 +142,9 @@ func (f cardFetch) explain(err error) error {
 }
 
 func (f cardFetch) client(ctx context.Context) (*retryablehttp.Client, error) {
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: f.insecure} //nolint:gosec // insecure is the operator's explicit choice
-	if f.caCertPEM != "" {
-		pool, err := x509.SystemCertPool()
-		if err != nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM([]byte(f.caCertPEM)) {
-			return nil, errors.New("ca_cert_pem holds no PEM certificate: give the CA certificate(s) that signed the agent's TLS certificate, PEM-encoded")
-		}
-		tlsConfig.RootCAs = pool
+	tlsConfig, err := agentTLS(f.caCertPEM, f.insecure)
+	if err != nil {
+		return nil, err
 	}
 	transport := cleanhttp.DefaultPooledTransport()
 	transport.TLSClientConfig = tlsConfig
@@ -165,6 +158,25 @@ func (f cardFetch) client(ctx context.Context) (*retryablehttp.Client, error) {
 		CheckRetry:   retryCardFetch,
 		Backoff:      cappedBackoff,
 	}, nil
+}
+
+// agentTLS is the TLS configuration for reaching an agent: the system's
+// roots and those of caCertPEM, or no verification at all when the
+// operator asks for none.
+func agentTLS(caCertPEM string, insecure bool) (*tls.Config, error) {
+	config := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: insecure} //nolint:gosec // insecure is the operator's explicit choice
+	if caCertPEM == "" {
+		return config, nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM([]byte(caCertPEM)) {
+		return nil, errors.New("ca_cert_pem holds no PEM certificate: give the CA certificate(s) that signed the agent's TLS certificate, PEM-encoded")
+	}
+	config.RootCAs = pool
+	return config, nil
 }
 
 // retryCardFetch retries what a later attempt can fix: connection failures

@@ -75,6 +75,8 @@ func TestAccExamples(t *testing.T) {
 		"resources/a2a_env_allowlist": {},
 		"data-sources/a2a_agent_card": {needs: plannerAgent},
 		"functions/agent_id":          {check: agentIDsSpelled},
+		"actions/a2a_message":         {needs: greeterToken, check: messageAnswered},
+		"actions/a2a_agent_restart":   {needs: greeterToken, check: greeterRestarted},
 	}
 	for _, dir := range exampleDirs(t) {
 		if _, ok := examples[dir]; !ok {
@@ -221,6 +223,34 @@ func agentIDsSpelled(r *exampleRun) {
 		if got := r.output(output); got != want {
 			r.t.Errorf("output %s is %q, want %q", output, got, want)
 		}
+	}
+}
+
+// greeterToken runs an action example on the newer Terraform CLI, which
+// knows actions, and gives it its token, as a variable and in the
+// environment.
+func greeterToken(t *testing.T, _ string) []string {
+	cli := newerTerraform(t)
+	return []string{"PATH=" + filepath.Dir(cli) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TF_VAR_greeter_token=example-greeter-token", "GREETER_TOKEN=example-greeter-token"}
+}
+
+// greeterRestarted rotates the restart example's token and invokes its
+// action, as its header says.
+func greeterRestarted(r *exampleRun) {
+	r.env = append(r.env, "GREETER_TOKEN=example-greeter-token-rotated")
+	out := r.terraform("apply", "-auto-approve", "-input=false", "-invoke=action.a2a_agent_restart.greeter")
+	if !printed("Agent greeter is healthy again").MatchString(out) {
+		r.t.Errorf("terraform apply -invoke does not show the agent restarted:\n%s", out)
+	}
+}
+
+// messageAnswered invokes the action example's smoke test on its own, as
+// its header says, and checks that the agent answered.
+func messageAnswered(r *exampleRun) {
+	out := r.terraform("apply", "-auto-approve", "-input=false", "-invoke=action.a2a_message.smoke")
+	if !printed("The agent answered with task .*, completed: ping").MatchString(out) {
+		r.t.Errorf("terraform apply -invoke does not show the agent's reply:\n%s", out)
 	}
 }
 

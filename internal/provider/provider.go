@@ -347,6 +347,7 @@ func (p *a2aProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	resp.ResourceData = deps
 	resp.DataSourceData = deps
 	resp.ListResourceData = deps
+	resp.ActionData = deps
 }
 
 func (p *a2aProvider) Resources(context.Context) []func() resource.Resource {

@@ -193,6 +193,16 @@ func webURLProblem(value string) string {
 	return detail + "."
 }
 
+// webURLValidator refuses, at plan time when the value is known, what
+// webURLProblem refuses.
+func webURLValidator() validator.String {
+	return stringRule{
+		description: "must be an absolute http:// or https:// URL with a host",
+		summary:     "Invalid URL",
+		problem:     func(value, _ string) string { return webURLProblem(value) },
+	}
+}
+
 // resourceRule checks a setting of the kubernetes resources block: a
 // positive quantity and, for a request, no more than its limit (the
 // sibling attribute, else the default limit). A limit checks itself

@@ -98,6 +98,7 @@ func Run(t *testing.T, h Harness) {
 		cases = append(cases, []contractCase{
 			{"write-only values", testWriteOnly},
 			{"owned variables", testOwnedVariables},
+			{"restart reads the values of now", testRestart},
 		}...)
 	}
 	if h.Brought != nil {

@@ -843,18 +843,9 @@ func (r *Runtime) refreshInjected(ctx context.Context, op, id, name string, inje
 		if err := r.checkOwned(op, id, "secret", s); err != nil {
 			return err
 		}
-		data := map[string][]byte{}
-		if v, ok := s.Data[secretKey]; ok {
-			data[secretKey] = v
-		}
-		fresh, err := secretData(blueprint{injected: injected}, nil)
-		if err != nil {
+		if s.Data, err = refreshedSecretData(s, injected); err != nil {
 			return err
 		}
-		for k, v := range fresh {
-			data[k] = v
-		}
-		s.Data = data
 		_, err = api.Update(ctx, s, metav1.UpdateOptions{FieldManager: managedByValue})
 		return err
 	})
@@ -868,6 +859,20 @@ func (r *Runtime) refreshInjected(ctx context.Context, op, id, name string, inje
 	default:
 		return r.clusterError(op, id, err)
 	}
+}
+
+// refreshedSecretData is the data of the agent's Secret s with the
+// values the injected variables have in this process now, its write-only
+// values kept.
+func refreshedSecretData(s *corev1.Secret, injected []string) (map[string][]byte, error) {
+	data, err := secretData(blueprint{injected: injected}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := s.Data[secretKey]; ok {
+		data[secretKey] = v
+	}
+	return data, nil
 }
 
 // deploymentAndPods returns the agent's Deployment and its pods.
