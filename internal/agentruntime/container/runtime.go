@@ -353,40 +353,6 @@ func (r *Runtime) stop(ctx context.Context, op, id string) error {
 	return r.stopContainer(ctx, op, id, c.ID)
 }
 
-// stopContainer stops the agent's container named or numbered container
-// within the grace period: SIGTERM, and SIGKILL only once it has passed.
-func (r *Runtime) stopContainer(ctx context.Context, op, id, container string) error {
-	grace := r.opts.graceSeconds()
-	// A suspended agent (hung, SIGSTOP) would act on the engine's SIGTERM
-	// only after the whole grace period; waking it first lets it exit at
-	// once. A container that is not running refuses the signal, which is
-	// fine: the stop below is what reports real failures.
-	_, _ = r.cli.ContainerKill(ctx, container, client.ContainerKillOptions{Signal: "SIGCONT"})
-	// Podman may restart a program that exited on its own after a stop that
-	// found it exited, its restart already under way; the stop is repeated,
-	// a bounded number of times, until the container stays down.
-	for range stopAttempts {
-		if _, err := r.cli.ContainerStop(ctx, container, client.ContainerStopOptions{Timeout: &grace}); err != nil {
-			return r.engineError(op, id, err)
-		}
-		if !r.stillUp(ctx, container) {
-			return nil
-		}
-	}
-	return nil
-}
-
-// stillUp reports whether the engine has the container running or
-// restarting; one it cannot find is down.
-func (r *Runtime) stillUp(ctx context.Context, container string) bool {
-	res, err := r.cli.ContainerInspect(ctx, container, client.ContainerInspectOptions{})
-	st := res.Container.State
-	return err == nil && st != nil && (st.Running || st.Restarting)
-}
-
-// stopAttempts bounds the stops of a container an engine keeps restarting.
-const stopAttempts = 3
-
 // Get returns the agent as the engine sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	c, err := r.inspect(ctx, "get", id)
