@@ -406,10 +406,39 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 // environment, where the config lives, so every container costs one
 // inspect, made concurrently with the others.
 func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
+	s, failures, err := r.survey(ctx)
+	if err == nil {
+		err = errors.Join(failures...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Agents, nil
+}
+
+var _ agentruntime.Surveyor = (*Runtime)(nil)
+
+// Survey returns every agent whose container the engine lists, sorted by
+// id, and names each one it cannot read: whose container it cannot
+// inspect (left out, where List fails), or whose container holds no config
+// (listed without it).
+func (r *Runtime) Survey(ctx context.Context) (agentruntime.Survey, error) {
+	s, failures, err := r.survey(ctx)
+	for _, f := range failures {
+		s.AddUnreadable(f)
+	}
+	sort.Slice(s.Unreadable, func(i, j int) bool { return s.Unreadable[i].ID < s.Unreadable[j].ID })
+	return s, err
+}
+
+// survey inspects every container the engine lists as an agent's. It
+// returns the agents, those without a config named unreadable, and the
+// failures to inspect a container.
+func (r *Runtime) survey(ctx context.Context) (s agentruntime.Survey, failures []error, err error) {
 	const op = "list"
 	items, err := r.listContainers(ctx, op)
 	if err != nil {
-		return nil, err
+		return agentruntime.Survey{}, nil, err
 	}
 	agents := make([]agentruntime.Agent, len(items))
 	found := make([]bool, len(items))
@@ -432,17 +461,21 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 		})
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	out := make([]agentruntime.Agent, 0, len(agents))
 	for i, a := range agents {
-		if found[i] {
-			out = append(out, a)
+		switch {
+		case errs[i] != nil:
+			failures = append(failures, errs[i])
+		case !found[i]:
+		case len(a.Config) == 0:
+			s.AddUnreadable(agentruntime.Errorf(agentruntime.KindDamaged, op, a.ID, nil,
+				"container %s holds no agent config (was it changed outside Terraform?); terraform apply recreates it", shortID(items[i].ID)))
+			fallthrough
+		default:
+			s.Agents = append(s.Agents, a)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].ID < s.Agents[j].ID })
+	return s, failures, nil
 }
 
 func (r *Runtime) listContainers(ctx context.Context, op string) ([]containertypes.Summary, error) {

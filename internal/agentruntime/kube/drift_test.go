@@ -55,8 +55,8 @@ func TestDeploymentDeletedByHand(t *testing.T) {
 // TestConfigMapAheadOfDeployment: an agent whose ConfigMap holds another
 // config than its Deployment records, as a provision cut between the two
 // leaves it, reads damaged, naming the ConfigMap, and lists with no config,
-// rather than passing the ConfigMap's config off as the one it runs;
-// provisioning it again mends it.
+// rather than passing the ConfigMap's config off as the one it runs, which a
+// survey says; provisioning it again mends it.
 func TestConfigMapAheadOfDeployment(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
 	rt := newRuntime(t, opts)
@@ -82,6 +82,11 @@ func TestConfigMapAheadOfDeployment(t *testing.T) {
 	listed, err := rt.List(ctx)
 	if err != nil || len(listed) != 1 || len(listed[0].Config) != 0 {
 		t.Fatalf("List = %+v, %v; want the agent, with no config", listed, err)
+	}
+	survey, err := rt.Survey(ctx)
+	if err != nil || len(survey.Agents) != 1 || len(survey.Unreadable) != 1 || survey.Unreadable[0].ID != a.ID ||
+		!strings.Contains(survey.Unreadable[0].Error(), "configmap "+opts.Namespace+"/"+cm.Name) {
+		t.Fatalf("Survey = %+v, %v; want the agent, and it named unreadable for its configmap", survey, err)
 	}
 	if _, err := rt.Provision(ctx, agentruntime.Spec{Config: next}); err != nil {
 		t.Fatal(err)

@@ -486,14 +486,20 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 		return agentruntime.Agent{}, r.goneDeployment(id, cm, derr)
 	}
 	if _, err := provisionedConfig(d, cm); err != nil {
-		return agentruntime.Agent{}, agentruntime.Errorf(agentruntime.KindDamaged, op, id, nil,
-			"%v: its last provision did not finish, or the configmap was changed outside Terraform; terraform apply provisions it again", err)
+		return agentruntime.Agent{}, damagedConfig(op, id, err)
 	}
 	pods, err := r.pods(ctx, op, id)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
 	return r.agent(ctx, d, cm, pods), nil
+}
+
+// damagedConfig is the error about an agent whose ConfigMap holds a config
+// other than the one its Deployment records.
+func damagedConfig(op, id string, err error) *agentruntime.Error {
+	return agentruntime.Errorf(agentruntime.KindDamaged, op, id, nil,
+		"%v: its last provision did not finish, or the configmap was changed outside Terraform; terraform apply provisions it again", err)
 }
 
 // goneDeployment is the error of Get for an agent without a Deployment:
@@ -550,19 +556,29 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 // List returns every agent of this scope, sorted by id, probing the
 // running ones concurrently: three list calls read every agent.
 func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
+	s, err := r.Survey(ctx)
+	return s.Agents, err
+}
+
+var _ agentruntime.Surveyor = (*Runtime)(nil)
+
+// Survey returns what List returns and names each agent whose config
+// cannot be read (its ConfigMap disagrees with its Deployment), which it
+// lists without its config, as Get reports it damaged.
+func (r *Runtime) Survey(ctx context.Context) (agentruntime.Survey, error) {
 	const op = "list"
 	opts := metav1.ListOptions{LabelSelector: r.scopeSelector()}
 	deps, err := r.cs.AppsV1().Deployments(r.opts.Namespace).List(ctx, opts)
 	if err != nil {
-		return nil, r.clusterError(op, "", err)
+		return agentruntime.Survey{}, r.clusterError(op, "", err)
 	}
 	cms, err := r.cs.CoreV1().ConfigMaps(r.opts.Namespace).List(ctx, opts)
 	if err != nil {
-		return nil, r.clusterError(op, "", err)
+		return agentruntime.Survey{}, r.clusterError(op, "", err)
 	}
 	pods, err := r.cs.CoreV1().Pods(r.opts.Namespace).List(ctx, opts)
 	if err != nil {
-		return nil, r.clusterError(op, "", err)
+		return agentruntime.Survey{}, r.clusterError(op, "", err)
 	}
 	configs := map[string]*corev1.ConfigMap{}
 	for i := range cms.Items {
@@ -572,17 +588,22 @@ func (r *Runtime) List(ctx context.Context) ([]agentruntime.Agent, error) {
 	for _, p := range pods.Items {
 		podsOf[p.Labels[labelAgentID]] = append(podsOf[p.Labels[labelAgentID]], p)
 	}
-	agents := make([]agentruntime.Agent, len(deps.Items))
+	var s agentruntime.Survey
+	s.Agents = make([]agentruntime.Agent, len(deps.Items))
 	var wg sync.WaitGroup
 	for i := range deps.Items {
 		d := &deps.Items[i]
 		id := d.Labels[labelAgentID]
 		r.learnName(d)
-		wg.Go(func() { agents[i] = r.agent(ctx, d, configs[id], podsOf[id]) })
+		if _, err := provisionedConfig(d, configs[id]); err != nil {
+			s.AddUnreadable(damagedConfig(op, id, err))
+		}
+		wg.Go(func() { s.Agents[i] = r.agent(ctx, d, configs[id], podsOf[id]) })
 	}
 	wg.Wait()
-	sort.Slice(agents, func(i, j int) bool { return agents[i].ID < agents[j].ID })
-	return agents, nil
+	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].ID < s.Agents[j].ID })
+	sort.Slice(s.Unreadable, func(i, j int) bool { return s.Unreadable[i].ID < s.Unreadable[j].ID })
+	return s, nil
 }
 
 // Deprovision deletes every object of the agent and waits until they and
