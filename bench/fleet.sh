@@ -25,18 +25,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export CGO_ENABLED=0
-go build -o "$work/bin/terraform-provider-a2a" "$root"
-go build -o "$work/bin/a2a-agent-host" "$root/cmd/a2a-agent-host"
-cat >"$work/terraformrc" <<RC
-provider_installation {
-  dev_overrides {
-    "a2a-terraform/a2a" = "$work/bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
+. "$root/bench/lib.sh"
+dev_provider "$root" "$work"
 
 header() { # dir
   mkdir -p "$1"

@@ -43,16 +43,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CGO_ENABLED=0 go build -o "$work/bin/terraform-provider-a2a" "$root"
-cat >"$work/terraformrc" <<RC
-provider_installation {
-  dev_overrides {
-    "a2a-terraform/a2a" = "$work/bin"
-  }
-  direct {}
-}
-RC
-export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
+. "$root/bench/lib.sh"
+dev_provider "$root" "$work"
 
 # Pods are refused until a namespace's default service account exists.
 for ns in "$tf_ns" "$kc_ns"; do
