@@ -62,84 +62,73 @@ func importID(ctx context.Context, req resource.ImportStateRequest, diags *diag.
 	return m.ID.ValueString()
 }
 
-// identifiedAgent is a2a_agent with its identity.
-type identifiedAgent struct{ *agentResource }
-
-var (
-	_ resource.ResourceWithIdentity       = identifiedAgent{}
-	_ resource.ResourceWithConfigure      = identifiedAgent{}
-	_ resource.ResourceWithImportState    = identifiedAgent{}
-	_ resource.ResourceWithModifyPlan     = identifiedAgent{}
-	_ resource.ResourceWithValidateConfig = identifiedAgent{}
-)
-
-func newIdentifiedAgent() resource.Resource { return identifiedAgent{&agentResource{}} }
-
-func (r identifiedAgent) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = idIdentitySchema("The agent id, such as `echo-agent` for \"Echo Agent\" " +
-		"(`provider::a2a::agent_id` spells it from a name), of an agent the provider block's runtime holds.")
+// identifiable is what a resource with an identity implements besides.
+type identifiable interface {
+	resource.ResourceWithConfigure
+	resource.ResourceWithImportState
+	resource.ResourceWithModifyPlan
 }
 
-func (r identifiedAgent) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.agentResource.Create(ctx, req, resp)
-	identify(ctx, "id", &resp.State, nil, resp.Identity, &resp.Diagnostics)
+// identified is a resource with its identity, the id its state holds at
+// attr.
+type identified struct {
+	identifiable
+	attr        string
+	description string
 }
 
-func (r identifiedAgent) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.agentResource.Read(ctx, req, resp)
-	identify(ctx, "id", &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
+var _ resource.ResourceWithIdentity = identified{}
+
+func (r identified) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = idIdentitySchema(r.description)
 }
 
-func (r identifiedAgent) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.agentResource.Update(ctx, req, resp)
-	identify(ctx, "id", &resp.State, nil, resp.Identity, &resp.Diagnostics)
+func (r identified) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.identifiable.Create(ctx, req, resp)
+	identify(ctx, r.attr, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 }
 
-func (r identifiedAgent) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r identified) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.identifiable.Read(ctx, req, resp)
+	identify(ctx, r.attr, &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r identified) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.identifiable.Update(ctx, req, resp)
+	identify(ctx, r.attr, &resp.State, nil, resp.Identity, &resp.Diagnostics)
+}
+
+func (r identified) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if req.ID = importID(ctx, req, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	r.agentResource.ImportState(ctx, req, resp)
-	identify(ctx, "id", &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	r.identifiable.ImportState(ctx, req, resp)
+	identify(ctx, r.attr, &resp.State, nil, resp.Identity, &resp.Diagnostics)
 }
 
-// identifiedEnvAllowlist is a2a_env_allowlist with its identity, which is
-// its name: an imported allowlist has no id until it is read.
-type identifiedEnvAllowlist struct{ *envAllowlistResource }
+// identifiedAgent is a2a_agent with its identity, and the config
+// validation the allowlist has none of.
+type identifiedAgent struct {
+	identified
+	agent *agentResource
+}
 
-var (
-	_ resource.ResourceWithIdentity    = identifiedEnvAllowlist{}
-	_ resource.ResourceWithConfigure   = identifiedEnvAllowlist{}
-	_ resource.ResourceWithImportState = identifiedEnvAllowlist{}
-)
+var _ resource.ResourceWithValidateConfig = identifiedAgent{}
 
+func newIdentifiedAgent() resource.Resource {
+	agent := &agentResource{}
+	return identifiedAgent{agent: agent, identified: identified{identifiable: agent, attr: "id",
+		description: "The agent id, such as `echo-agent` for \"Echo Agent\" " +
+			"(`provider::a2a::agent_id` spells it from a name), of an agent the provider block's runtime holds."}}
+}
+
+func (r identifiedAgent) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	r.agent.ValidateConfig(ctx, req, resp)
+}
+
+// newIdentifiedEnvAllowlist is a2a_env_allowlist with its identity, which
+// is its name: an imported allowlist has no id until it is read.
 func newIdentifiedEnvAllowlist() resource.Resource {
-	return identifiedEnvAllowlist{&envAllowlistResource{}}
-}
-
-func (r identifiedEnvAllowlist) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = idIdentitySchema("The allowlist name, of an allowlist kept in the provider block's state dir.")
-}
-
-func (r identifiedEnvAllowlist) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.envAllowlistResource.Create(ctx, req, resp)
-	identify(ctx, "name", &resp.State, nil, resp.Identity, &resp.Diagnostics)
-}
-
-func (r identifiedEnvAllowlist) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.envAllowlistResource.Read(ctx, req, resp)
-	identify(ctx, "name", &resp.State, &req.State, resp.Identity, &resp.Diagnostics)
-}
-
-func (r identifiedEnvAllowlist) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.envAllowlistResource.Update(ctx, req, resp)
-	identify(ctx, "name", &resp.State, nil, resp.Identity, &resp.Diagnostics)
-}
-
-func (r identifiedEnvAllowlist) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if req.ID = importID(ctx, req, &resp.Diagnostics); resp.Diagnostics.HasError() {
-		return
-	}
-	r.envAllowlistResource.ImportState(ctx, req, resp)
-	identify(ctx, "name", &resp.State, nil, resp.Identity, &resp.Diagnostics)
+	return identified{identifiable: &envAllowlistResource{}, attr: "name",
+		description: "The allowlist name, of an allowlist kept in the provider block's state dir."}
 }
