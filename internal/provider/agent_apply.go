@@ -21,7 +21,7 @@ import (
 
 func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(readModel(ctx, req.Plan.Raw, req.Plan.Schema, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -84,7 +84,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state agentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -152,8 +152,8 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 
 func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(readModel(ctx, req.Plan.Raw, req.Plan.Schema, &plan)...)
+	resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -232,7 +232,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
