@@ -95,7 +95,7 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(r.planMove(ctx, req.Private, &plan, resp)...)
 	}
 	if !plan.sameAs(&proposed) {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.Plan, resp.Plan.Schema, &plan)...)
 	}
 }
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -25,8 +26,7 @@ func readModel(ctx context.Context, raw tftypes.Value, schema interface{ Type() 
 	model := reflect.ValueOf(target).Elem()
 	fields, err := modelFieldsOf(model.Type())
 	if err != nil {
-		diags.AddError("Value Conversion Error", "The provider could not read its model. This is always an error in the provider: "+err.Error())
-		return diags
+		return modelError(model.Type(), err.Error())
 	}
 	types := schema.Type().(attr.TypeWithAttributeTypes).AttributeTypes()
 	var values map[string]tftypes.Value
@@ -35,17 +35,13 @@ func readModel(ctx context.Context, raw tftypes.Value, schema interface{ Type() 
 		return diags
 	}
 	if len(values) != len(fields) {
-		diags.AddError("Value Conversion Error", fmt.Sprintf("The provider's model %s has %d attributes, its schema %d. This is always an error in the provider.",
-			model.Type(), len(fields), len(values)))
-		return diags
+		return modelError(model.Type(), fmt.Sprintf("has %d attributes, its schema %d", len(fields), len(values)))
 	}
 	for _, f := range fields {
 		typ, known := types[f.attribute]
 		value, present := values[f.attribute]
 		if !known || !present {
-			diags.AddError("Value Conversion Error", fmt.Sprintf("The provider's model %s has attribute %q, which its schema does not. This is always an error in the provider.",
-				model.Type(), f.attribute))
-			return diags
+			return modelError(model.Type(), fmt.Sprintf("has attribute %q, which its schema does not", f.attribute))
 		}
 		v, valueDiags := attributeValue(ctx, typ, value, path.Root(f.attribute))
 		diags.Append(valueDiags...)
@@ -63,6 +59,59 @@ func readModel(ctx context.Context, raw tftypes.Value, schema interface{ Type() 
 	return diags
 }
 
+// setModel sets data, a resource's plan or state under schema, to the
+// model: what its Set does with a model struct, the same value and the same
+// checks, without the reflection readModel also spares.
+func setModel(ctx context.Context, data interface {
+	Set(context.Context, any) diag.Diagnostics
+}, schema interface{ Type() attr.Type }, model any,
+) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m := reflect.ValueOf(model).Elem()
+	fields, err := modelFieldsOf(m.Type())
+	if err != nil {
+		return modelError(m.Type(), err.Error())
+	}
+	objectType := schema.Type()
+	types := objectType.(attr.TypeWithAttributeTypes).AttributeTypes()
+	if len(types) != len(fields) {
+		return modelError(m.Type(), fmt.Sprintf("has %d attributes, its schema %d", len(fields), len(types)))
+	}
+	values := make(map[string]tftypes.Value, len(fields))
+	for _, f := range fields {
+		at := path.Root(f.attribute)
+		typ, known := types[f.attribute]
+		if !known {
+			return modelError(m.Type(), fmt.Sprintf("has attribute %q, which its schema does not", f.attribute))
+		}
+		v := m.Field(f.index).Interface().(attr.Value)
+		if !typ.TerraformType(ctx).Equal(v.Type(ctx).TerraformType(ctx)) {
+			diags.AddAttributeError(at, "Value Conversion Error",
+				fmt.Sprintf("The provider's model holds a %s where its schema has a %s. This is always an error in the provider.", v.Type(ctx), typ))
+			return diags
+		}
+		value, err := v.ToTerraformValue(ctx)
+		if err != nil {
+			diags.AddAttributeError(at, "Value Conversion Error", "The provider could not convert a value of its model. This is always an error in the provider: "+err.Error())
+			return diags
+		}
+		diags.Append(checkValue(ctx, typ, v, value, at)...)
+		if diags.HasError() {
+			return diags
+		}
+		values[f.attribute] = value
+	}
+	return append(diags, data.Set(ctx, tftypes.NewValue(objectType.TerraformType(ctx), values))...)
+}
+
+// modelError says what keeps a model of the given type from matching its
+// schema: a mistake in the provider, not in any configuration.
+func modelError(model reflect.Type, problem string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.AddError("Value Conversion Error", fmt.Sprintf("The provider's model %s %s. This is always an error in the provider.", model, problem))
+	return diags
+}
+
 // attributeValue converts one attribute's value as the framework does,
 // running the checks its type or value defines.
 func attributeValue(ctx context.Context, typ attr.Type, value tftypes.Value, at path.Path) (attr.Value, diag.Diagnostics) {
@@ -72,14 +121,22 @@ func attributeValue(ctx context.Context, typ attr.Type, value tftypes.Value, at 
 		diags.AddAttributeError(at, "Value Conversion Error", "The provider could not convert a value of its schema. This is always an error in the provider: "+err.Error())
 		return nil, diags
 	}
+	return v, append(diags, checkValue(ctx, typ, v, value, at)...)
+}
+
+// checkValue runs the checks the value v, or else its type, defines, on v
+// and value, its terraform form: those the framework runs on every value it
+// reads or writes.
+func checkValue(ctx context.Context, typ attr.Type, v attr.Value, value tftypes.Value, at path.Path) diag.Diagnostics {
 	if validateable, ok := v.(xattr.ValidateableAttribute); ok {
 		resp := xattr.ValidateAttributeResponse{}
 		validateable.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: at}, &resp)
-		diags.Append(resp.Diagnostics...)
-	} else if validating, ok := typ.(xattr.TypeWithValidate); ok { //nolint:staticcheck // the framework still runs it, so this does too
-		diags.Append(validating.Validate(ctx, value, at)...)
+		return resp.Diagnostics
 	}
-	return v, diags
+	if validating, ok := typ.(xattr.TypeWithValidate); ok { //nolint:staticcheck // the framework still runs it, so this does too
+		return validating.Validate(ctx, value, at)
+	}
+	return nil
 }
 
 // modelField is one field of a model struct and the attribute it holds.
@@ -88,7 +145,7 @@ type modelField struct {
 	attribute string
 }
 
-// modelFields caches the fields of each model type read so far.
+// modelFields caches the fields of each model type read or written so far.
 var modelFields sync.Map // reflect.Type -> []modelField
 
 // modelFieldsOf lists the fields of a model struct, every one of which
@@ -98,7 +155,7 @@ func modelFieldsOf(t reflect.Type) ([]modelField, error) {
 		return cached.([]modelField), nil
 	}
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("%s is not a struct", t)
+		return nil, errors.New("is not a struct")
 	}
 	fields := make([]modelField, t.NumField())
 	seen := map[string]bool{}
@@ -106,7 +163,7 @@ func modelFieldsOf(t reflect.Type) ([]modelField, error) {
 		f := t.Field(i)
 		name := f.Tag.Get("tfsdk")
 		if name == "" || name == "-" || !f.IsExported() || seen[name] {
-			return nil, fmt.Errorf("field %s of %s holds no attribute of its own: tag it tfsdk:\"<attribute>\"", f.Name, t)
+			return nil, fmt.Errorf("has field %s, which holds no attribute of its own: tag it tfsdk:\"<attribute>\"", f.Name)
 		}
 		seen[name] = true
 		fields[i] = modelField{index: i, attribute: name}

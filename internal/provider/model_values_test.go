@@ -35,10 +35,8 @@ func nullAgentModel() agentModel {
 	}
 }
 
-// TestReadModelAsGet reads models of known, null and unknown values, and
-// expects what the framework's Get reads.
-func TestReadModelAsGet(t *testing.T) {
-	ctx := context.Background()
+// sampleAgentModels are agent models of known, unknown and null values.
+func sampleAgentModels() map[string]agentModel {
 	known := agentModel{
 		ID: types.StringValue("echo-agent"), Name: types.StringValue("Echo Agent"), Config: types.StringValue("[agent]\nname = \"Echo Agent\"\n"),
 		EnvAllowlist: types.StringValue("team"), EnvWO: types.MapNull(types.StringType), EnvWOVersion: types.Int64Value(3),
@@ -58,7 +56,14 @@ func TestReadModelAsGet(t *testing.T) {
 		ConfigSHA256: types.StringUnknown(), InjectedEnv: types.ListUnknown(types.StringType), Instance: types.StringUnknown(),
 		Settings: types.MapUnknown(types.StringType),
 	}
-	for name, m := range map[string]agentModel{"known": known, "unknown": unknown, "null": nullAgentModel()} {
+	return map[string]agentModel{"known": known, "unknown": unknown, "null": nullAgentModel()}
+}
+
+// TestReadModelAsGet reads models of known, null and unknown values, and
+// expects what the framework's Get reads.
+func TestReadModelAsGet(t *testing.T) {
+	ctx := context.Background()
+	for name, m := range sampleAgentModels() {
 		t.Run(name, func(t *testing.T) {
 			plan := agentPlan(t, m)
 			var want, got agentModel
@@ -101,5 +106,43 @@ func TestReadModelRefusesAnotherShape(t *testing.T) {
 	}
 	if _, err := modelFieldsOf(reflect.TypeFor[untagged]()); err == nil {
 		t.Error("a field without a tag was taken")
+	}
+}
+
+// TestSetModelAsSet writes models of known, null and unknown values, and
+// expects what the framework's Set writes.
+func TestSetModelAsSet(t *testing.T) {
+	ctx := context.Background()
+	for name, m := range sampleAgentModels() {
+		t.Run(name, func(t *testing.T) {
+			want := agentPlan(t, m)
+			got := tfsdk.Plan{Schema: want.Schema}
+			if diags := setModel(ctx, &got, got.Schema, &m); diags.HasError() {
+				t.Fatalf("setModel: %v", diags)
+			}
+			if !got.Raw.Equal(want.Raw) {
+				t.Errorf("setModel wrote\n%s\nSet wrote\n%s", got.Raw, want.Raw)
+			}
+		})
+	}
+}
+
+// TestSetModelRefusesAnotherShape refuses, as Set does, a model that does
+// not hold exactly the schema's attributes, in their types, and leaves the
+// plan as it was.
+func TestSetModelRefusesAnotherShape(t *testing.T) {
+	ctx := context.Background()
+	plan := agentPlan(t, nullAgentModel())
+	before := plan.Raw
+	if diags := setModel(ctx, &plan, plan.Schema, &envAllowlistModel{}); !diags.HasError() {
+		t.Error("a model of other attributes than the schema was written")
+	}
+	mistyped := sampleAgentModels()["known"]
+	mistyped.InjectedEnv = types.ListValueMust(types.BoolType, []attr.Value{types.BoolValue(true)})
+	if diags := setModel(ctx, &plan, plan.Schema, &mistyped); !diags.HasError() {
+		t.Error("a model holding an attribute in another type was written")
+	}
+	if !plan.Raw.Equal(before) {
+		t.Error("a refused model changed the plan")
 	}
 }
