@@ -80,9 +80,12 @@ func hostMoved() string {
 // provider's own logs when nothing in environ asks for a provider's logs:
 // Terraform shows them only under TF_LOG or TF_LOG_PROVIDER, and discards
 // them otherwise, yet every line would still be built, written and read
-// back, a third of the time a plan over many agents takes. Whoever sets
-// any of those variables, or TF_LOG_SDK and its kin, gets every log as
-// before.
+// back, a third of the time a plan over many agents takes. The SDK's
+// subsystems, the framework's and the protocol's, take no level from
+// TF_LOG_SDK: without one of their own they would still build every line,
+// for each attribute of each request, before the root logger dropped it.
+// Whoever sets any of those variables, or TF_LOG_SDK and its kin, gets
+// every log as before.
 func quietLogs(environ []string) map[string]string {
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
@@ -91,5 +94,5 @@ func quietLogs(environ []string) map[string]string {
 			return nil
 		}
 	}
-	return map[string]string{"TF_LOG_SDK": "off", "TF_LOG_PROVIDER_A2A": "off"}
+	return map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_FRAMEWORK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_PROVIDER_A2A": "off"}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestQuietLogs(t *testing.T) {
-	off := map[string]string{"TF_LOG_SDK": "off", "TF_LOG_PROVIDER_A2A": "off"}
+	off := map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_FRAMEWORK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_PROVIDER_A2A": "off"}
 	tests := []struct {
 		name    string
 		environ []string

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/runes"
@@ -44,6 +45,17 @@ func Slug(name string) string {
 // punctuation does. Letters of other scripts pass through unchanged, and
 // slug reports them as lost.
 func fold(name string) string {
+	if isASCII(name) {
+		// Nothing to decompose, and ASCII folds to its lower case: the
+		// transformers give the same at many times the cost, and a slug is
+		// taken of every agent id the runtime reads back.
+		return strings.ToLower(name)
+	}
+	return foldUnicode(name)
+}
+
+// foldUnicode is fold of any name.
+func foldUnicode(name string) string {
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), cases.Fold())
 	folded, _, err := transform.String(t, name)
 	if err != nil {
@@ -52,6 +64,15 @@ func fold(name string) string {
 		return strings.ToLower(name)
 	}
 	return folded
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // slug returns the uncut slug of name and the letters and digits it could

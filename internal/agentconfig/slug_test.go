@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSlug(t *testing.T) {
@@ -38,6 +39,24 @@ func TestSlugIsItsOwnSlug(t *testing.T) {
 	for _, name := range []string{"Café Agent", "Ångström", "Straße", strings.Repeat("x y ", 40), "a--b-"} {
 		if id := Slug(name); Slug(id) != id {
 			t.Errorf("Slug(Slug(%q)) = %q, not %q", name, Slug(id), id)
+		}
+	}
+}
+
+// TestFoldASCII holds fold's shortcut for ASCII to what the transformers
+// make of every ASCII character, alone and among others.
+func TestFoldASCII(t *testing.T) {
+	var all strings.Builder
+	for c := range utf8.RuneSelf {
+		s := string(rune(c))
+		all.WriteString(s)
+		if got, want := fold(s), foldUnicode(s); got != want {
+			t.Errorf("fold(%q) = %q, the transformers give %q", s, got, want)
+		}
+	}
+	for _, s := range []string{all.String(), "Echo Agent (EU)", "Fleet Agent 42"} {
+		if got, want := fold(s), foldUnicode(s); got != want {
+			t.Errorf("fold(%q) = %q, the transformers give %q", s, got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -21,7 +22,7 @@ import (
 
 func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(readModel(ctx, req.Plan.Raw, req.Plan.Schema, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -84,7 +85,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state agentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -112,7 +113,7 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		// refresh alone has forgotten it already, and reads the same.
 		resp.Diagnostics.AddWarning("Agent "+id+" is damaged; apply provisions it again", agentruntime.Detail(err))
 		state.Config = types.StringNull()
-		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.State, resp.State.Schema, &state)...)
 		return
 	}
 	if err != nil {
@@ -142,7 +143,7 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		state.EnvAllowlist = types.StringValue(r.referenceOf(ctx, name))
 	}
 	if !state.sameAs(&read) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.State, resp.State.Schema, &state)...)
 	}
 	// An agent without an identity (imported, or older) lives in the
 	// runtime it was just found in; one found in a state dir that moved
@@ -152,8 +153,8 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 
 func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	resp.Diagnostics.Append(readModel(ctx, req.Plan.Raw, req.Plan.Schema, &plan)...)
+	resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -224,7 +225,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
 	if !change.provision && !change.start && !change.stop && !change.roll {
 		// Only settings of the resource itself changed; the agent is untouched.
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.State, resp.State.Schema, &plan)...)
 		return
 	}
 	r.startAndSave(ctx, id, &plan, change, &resp.State, &resp.Diagnostics)
@@ -232,7 +233,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -267,16 +268,11 @@ func (r *agentResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 // and nothing the provider has read yet.
 func importing(state agentModel) bool { return state.Config.IsNull() && state.Name.IsNull() }
 
-// statePersister is the part of a response state that startAndSave writes.
-type statePersister interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
-}
-
 // startAndSave starts the agent when the change asks for it, waits until it is
 // healthy, and saves what the runtime then reports. A new agent that fails to
 // start is removed again, its log tail reported; any other agent is saved
 // even when the start fails, so the next apply replaces or restarts it.
-func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agentModel, change agentChange, state statePersister, diags *diag.Diagnostics) {
+func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agentModel, change agentChange, state *tfsdk.State, diags *diag.Diagnostics) {
 	var health agentruntime.Health
 	var startErr error
 	if change.start {
@@ -306,7 +302,7 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 		// it tracked (a new one tainted), so a later apply or destroy
 		// removes it instead of leaking it.
 		plan.forgetUnknowns()
-		diags.Append(state.Set(ctx, plan)...)
+		diags.Append(setModel(ctx, state, state.Schema, plan)...)
 		detail := err.Error()
 		if startErr != nil {
 			detail = startErr.Error() + "; then reading it back failed: " + detail
@@ -327,7 +323,7 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 	a.Config = []byte(plan.Config.ValueString())
 	a.EnvAllowlist = plan.EnvAllowlist.ValueString()
 	plan.setFromRuntime(a)
-	diags.Append(state.Set(ctx, plan)...)
+	diags.Append(setModel(ctx, state, state.Schema, plan)...)
 	if startErr != nil {
 		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))
 		return

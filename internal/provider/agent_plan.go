@@ -52,12 +52,12 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return // destroy
 	}
 	var plan agentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(readModel(ctx, req.Plan.Raw, req.Plan.Schema, &plan)...)
 	proposed := plan
 	var prior *agentModel
 	if !req.State.Raw.IsNull() {
 		prior = &agentModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+		resp.Diagnostics.Append(readModel(ctx, req.State.Raw, req.State.Schema, prior)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -95,7 +95,7 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(r.planMove(ctx, req.Private, &plan, resp)...)
 	}
 	if !plan.sameAs(&proposed) {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+		resp.Diagnostics.Append(setModel(ctx, &resp.Plan, resp.Plan.Schema, &plan)...)
 	}
 }
 
