@@ -135,7 +135,9 @@ func (f *callFacts) client(req Request) *retryablehttp.Client {
 	if attempts <= 0 {
 		attempts = DefaultAttempts
 	}
-	base := cleanhttp.DefaultPooledClient()
+	// A call is one request, tried again only on a fresh connection: no
+	// connection is kept for later, and none outlives the call.
+	base := cleanhttp.DefaultClient()
 	if req.TLS != nil {
 		base.Transport.(*http.Transport).TLSClientConfig = req.TLS
 	}

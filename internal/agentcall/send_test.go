@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
 )
 
 // peer is a real HTTP server that answers every call with answer, and
@@ -195,13 +198,7 @@ func TestSendHeaders(t *testing.T) {
 	}
 }
 
+// freeAddr is a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
+	return fmt.Sprintf("127.0.0.1:%d", a2acli.FreePort(t))
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
@@ -69,15 +68,15 @@ func (a *agentRestartAction) Configure(_ context.Context, req action.ConfigureRe
 func (a *agentRestartAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m agentRestartModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || a.deps == nil {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout := defaultUpdateTimeout
-	if !m.Timeout.IsNull() {
-		// The validator has refused anything else.
-		timeout, _ = time.ParseDuration(m.Timeout.ValueString())
+	if a.deps == nil {
+		resp.Diagnostics.AddError("Cannot restart the agent: the provider is not configured",
+			"The provider block's values were not known when the action ran; apply the resources they depend on first, then invoke the action again.")
+		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, durationOr(m.Timeout, defaultUpdateTimeout))
 	defer cancel()
 	id := m.ID.ValueString()
 	ctx = tflog.SetField(ctx, "agent_id", id)

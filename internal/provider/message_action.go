@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -97,11 +96,7 @@ func (messageAction) Invoke(ctx context.Context, req action.InvokeRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout := agentcall.DefaultTimeout
-	if !m.Timeout.IsNull() {
-		// The validator has refused anything else.
-		timeout, _ = time.ParseDuration(m.Timeout.ValueString())
-	}
+	timeout := durationOr(m.Timeout, agentcall.DefaultTimeout)
 	tlsConfig, err := agentTLS(m.CACertPEM.ValueString(), false)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("ca_cert_pem"), "Invalid CA certificate", err.Error())

@@ -62,6 +62,17 @@ func durationValidator() validator.String {
 	}
 }
 
+// durationOr is the duration an attribute that durationValidator checks
+// holds, or def when it is null.
+func durationOr(v types.String, def time.Duration) time.Duration {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	// The validator has refused anything else.
+	d, _ := time.ParseDuration(v.ValueString())
+	return d
+}
+
 // errorValidator turns a check that returns an error into a validator
 // whose message is the error's.
 func errorValidator(summary string, check func(string) error) validator.String {

@@ -462,17 +462,17 @@ func (r *Runtime) survey(ctx context.Context) (s agentruntime.Survey, failures [
 	}
 	wg.Wait()
 	for i, a := range agents {
-		switch {
-		case errs[i] != nil:
+		if errs[i] != nil {
 			failures = append(failures, errs[i])
-		case !found[i]:
-		case len(a.Config) == 0:
+		}
+		if !found[i] {
+			continue
+		}
+		if len(a.Config) == 0 {
 			s.AddUnreadable(agentruntime.Errorf(agentruntime.KindDamaged, op, a.ID, nil,
 				"container %s holds no agent config (was it changed outside Terraform?); terraform apply recreates it", shortID(items[i].ID)))
-			fallthrough
-		default:
-			s.Agents = append(s.Agents, a)
 		}
+		s.Agents = append(s.Agents, a)
 	}
 	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].ID < s.Agents[j].ID })
 	return s, failures, nil

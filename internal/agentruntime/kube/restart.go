@@ -58,6 +58,10 @@ func (r *Runtime) Restart(ctx context.Context, id string) error {
 	ann := d.Annotations
 	b := blueprint{name: name, cfg: cfg, injected: splitList(ann[annotationInjectedEnv]), allowlist: ann[annotationAllowlist],
 		writeOnly: splitList(ann[annotationWriteOnly]), replicas: replicasOf(d)}
+	if made, ok := creationOf(d); ok {
+		// Not yet claimed by its creator, which a restart is not.
+		b.creation = &made
+	}
 	if b.port, err = strconv.Atoi(ann[annotationPort]); err != nil {
 		return agentruntime.Errorf(agentruntime.KindDamaged, op, id, err,
 			"deployment %s/%s records no port: terraform apply provisions the agent again", d.Namespace, d.Name)
