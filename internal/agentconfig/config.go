@@ -61,6 +61,37 @@ type Server struct {
 	Host          string `toml:"host"`
 	HTTPPort      int    `toml:"http_port"`
 	AdvertisedURL string `toml:"advertised_url"`
+	// Bindings are the A2A protocol bindings the built-in host serves, in
+	// the order of preference its card lists them; empty means all of
+	// them, in DefaultBindings' order.
+	Bindings []string `toml:"bindings"`
+}
+
+// The A2A protocol bindings, as cards name them.
+const (
+	BindingJSONRPC  = "JSONRPC"
+	BindingHTTPJSON = "HTTP+JSON"
+	BindingGRPC     = "GRPC"
+)
+
+// DefaultBindings are the bindings the built-in host serves when the
+// config names none: every standard one, JSON-RPC first since every A2A
+// client speaks it.
+var DefaultBindings = []string{BindingJSONRPC, BindingHTTPJSON, BindingGRPC}
+
+// SameAddress reports whether two [server] tables put the agent at the
+// same address: where it listens and what URL it advertises.
+func (s Server) SameAddress(o Server) bool {
+	return s.Host == o.Host && s.HTTPPort == o.HTTPPort && s.AdvertisedURL == o.AdvertisedURL
+}
+
+// ServedBindings returns the bindings the built-in host serves, in order
+// of preference.
+func (s Server) ServedBindings() []string {
+	if len(s.Bindings) == 0 {
+		return DefaultBindings
+	}
+	return s.Bindings
 }
 
 // Handler selects how the host answers messages.

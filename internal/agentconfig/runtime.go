@@ -30,6 +30,7 @@ var builtInOnly = []struct{ key, what, does string }{
 	{"auth", "[auth]", "protects the built-in host and shapes its card"},
 	{"card", "[card]", "signs the card the built-in host derives"},
 	{"tasks", "[tasks]", "bounds the tasks the built-in host keeps"},
+	{"server.bindings", "server.bindings", "chooses the protocol bindings the built-in host serves"},
 }
 
 // CardPaths returns the paths to look for the agent's card at, in order:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,6 +42,10 @@ func (c *Config) validate() error {
 		if err := CheckHTTPURL("server.advertised_url", u, "http://127.0.0.1:8080/"); err != nil {
 			add("server.advertised_url", err.Error())
 		}
+	}
+
+	if problem := checkBindings(c.Server.Bindings, c.raw); problem != "" {
+		add("server.bindings", problem)
 	}
 
 	switch r := c.Handler.Echo.Reply; r {
@@ -205,4 +210,27 @@ func decodeError(err error) error {
 		return &Error{Problems: []Problem{{Key: key, Line: row, Column: col, Message: msg}}}
 	}
 	return &Error{Problems: []Problem{{Message: err.Error()}}}
+}
+
+// checkBindings says what is wrong with [server] bindings, or "": each
+// must be a standard binding, named once; written, the list may not be
+// empty, since an agent that serves nothing is no agent.
+func checkBindings(bindings []string, raw []byte) string {
+	if len(bindings) == 0 {
+		if _, written := newKeyIndex(raw).offsets["server.bindings"]; written {
+			return fmt.Sprintf("server.bindings is empty: name at least one of %q, or remove it to serve all of them", DefaultBindings)
+		}
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, b := range bindings {
+		switch {
+		case !slices.Contains(DefaultBindings, b):
+			return fmt.Sprintf("server.bindings: %q is not one of %q (names are written as cards write them)", b, DefaultBindings)
+		case seen[b]:
+			return fmt.Sprintf("server.bindings names %q twice", b)
+		}
+		seen[b] = true
+	}
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -159,11 +160,16 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, tasks taskStor
 	if bodyTimeout <= 0 {
 		bodyTimeout = DefaultBodyReadTimeout
 	}
-	rpc := newRPCEndpoint(handler, auth, bodyTimeout)
-	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), rpc)
+	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), cfg.Server.ServedBindings(), handler, newCallGate(auth, bodyTimeout))
 
+	// gRPC calls arrive as HTTP/2 without TLS (h2c) on the same port as
+	// the other bindings.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	h := &Host{
 		server: &http.Server{
+			Protocols:         &protocols,
 			ReadHeaderTimeout: readHeaderTimeout,
 			IdleTimeout:       idleTimeout,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
@@ -202,19 +208,23 @@ func publishedCard(cfg *agentconfig.Config, endpoint string) ([]byte, error) {
 	return raw, nil
 }
 
-// routes maps exact paths to handlers: the card at the well-known path and
-// at the path clients before 0.3 use (each also under the endpoint's path,
-// where SDK resolvers look for it when the endpoint has one), and JSON-RPC
-// at the endpoint's path. Everything else is 404. Exact matching keeps an
-// advertised path from being read as a ServeMux pattern.
+// routes maps requests to handlers: the card at the well-known path and at
+// the path clients before 0.3 use (each also under the endpoint's path,
+// where SDK resolvers look for it when the endpoint has one), gRPC calls
+// by their content type, JSON-RPC at the endpoint's path and HTTP+JSON
+// below it, each binding only when the agent serves it. Everything else is
+// 404. Exact matching keeps an advertised path from being read as a
+// ServeMux pattern.
 type routes struct {
-	rpcPath   string
-	cardPaths map[string]bool
-	card      http.Handler
-	rpc       http.Handler
+	rpcPath    string
+	restPrefix string
+	cardPaths  map[string]bool
+	card       http.Handler
+	// rpc, rest and grpc are nil for a binding the agent does not serve.
+	rpc, rest, grpc http.Handler
 }
 
-func newRoutes(endpointPath string, cardHandler, rpc http.Handler) *routes {
+func newRoutes(endpointPath string, cardHandler http.Handler, bindings []string, handler a2asrv.RequestHandler, gate *callGate) *routes {
 	if endpointPath == "" {
 		endpointPath = "/"
 	}
@@ -223,23 +233,57 @@ func newRoutes(endpointPath string, cardHandler, rpc http.Handler) *routes {
 		cardPaths[p] = true
 		cardPaths[path.Join(endpointPath, p)] = true
 	}
-	return &routes{
-		rpcPath:   endpointPath,
-		cardPaths: cardPaths,
-		card:      cardHandler,
-		rpc:       rpc,
+	rt := &routes{
+		rpcPath:    endpointPath,
+		restPrefix: strings.TrimSuffix(endpointPath, "/"),
+		cardPaths:  cardPaths,
+		card:       cardHandler,
 	}
+	for _, b := range bindings {
+		switch b {
+		case agentconfig.BindingJSONRPC:
+			rt.rpc = newRPCEndpoint(handler, gate)
+		case agentconfig.BindingHTTPJSON:
+			rt.rest = newRESTEndpoint(handler, gate)
+		case agentconfig.BindingGRPC:
+			rt.grpc = newGRPCEndpoint(handler, gate)
+		}
+	}
+	return rt
 }
 
 func (rt *routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case rt.cardPaths[r.URL.Path]:
 		rt.card.ServeHTTP(w, r)
+	case isGRPC(r):
+		serveIf(rt.grpc, w, r)
 	case r.URL.Path == rt.rpcPath:
-		rt.rpc.ServeHTTP(w, r)
+		serveIf(rt.rpc, w, r)
+	case strings.HasPrefix(r.URL.Path, rt.restPrefix+"/"):
+		if rt.rest == nil {
+			http.NotFound(w, r)
+			return
+		}
+		// The binding's handlers know their paths relative to the
+		// endpoint's.
+		rel := r.Clone(r.Context())
+		rel.URL.Path = strings.TrimPrefix(r.URL.Path, rt.restPrefix)
+		rel.URL.RawPath = ""
+		rt.rest.ServeHTTP(w, rel)
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// serveIf serves a request with h, or answers 404 when the agent does not
+// serve h's binding.
+func serveIf(h http.Handler, w http.ResponseWriter, r *http.Request) {
+	if h == nil {
+		http.NotFound(w, r)
+		return
+	}
+	h.ServeHTTP(w, r)
 }
 
 func parseEndpoint(raw string) (*url.URL, error) {

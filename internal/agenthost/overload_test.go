@@ -134,25 +134,34 @@ func TestRequestsOverTheBudgetAreRefused(t *testing.T) {
 	})
 	t.Run("large bodies", func(t *testing.T) {
 		h := startInProcess(t, parseConfig(t, echoConfig), Options{BodyReadTimeout: waitLimit})
-		var stalled []net.Conn
-		for range requestBudget / maxRequestBytes {
-			conn := dialHost(t, h.Endpoint())
-			stalled = append(stalled, conn)
-			if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: %d\r\n\r\n[", maxRequestBytes); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stalled := stallBudget(t, h)
 		probe := func() int {
 			return do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(sendCall(t, "probe", "small"))).status
 		}
-		// Only the stalled requests are in flight, so each has its charge.
-		waitFor(t, func() bool { return h.activity.inFlight.Load() == int64(len(stalled)) })
 		wantBusy(t, do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(sendCall(t, "small", "refuse me"))))
 		for _, conn := range stalled {
 			_ = conn.Close()
 		}
 		waitFor(t, func() bool { return probe() == http.StatusOK })
 	})
+}
+
+// stallBudget takes the host's whole budget with calls that declare the
+// largest body and never send it, and returns their connections; the
+// host must be started with a BodyReadTimeout that outlasts the test.
+func stallBudget(t *testing.T, h *Host) []net.Conn {
+	t.Helper()
+	var stalled []net.Conn
+	for range requestBudget / maxRequestBytes {
+		conn := dialHost(t, h.Endpoint())
+		stalled = append(stalled, conn)
+		if _, err := fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: %d\r\n\r\n[", maxRequestBytes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Only the stalled requests are in flight, so each has its charge.
+	waitFor(t, func() bool { return h.activity.inFlight.Load() == int64(len(stalled)) })
+	return stalled
 }
 
 func wantBusy(t *testing.T, res httpResult) {

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
@@ -47,55 +45,34 @@ const (
 const sharedScope = "anonymous"
 
 // rpcEndpoint is the JSON-RPC endpoint in front of the SDK's handlers: it
-// charges each request to the host's budget, reads the body within a
-// deadline and a size bound, authenticates, picks
-// the handler for the requested protocol version, and answers what the
-// SDK's handlers answer wrongly (batches, calls that are no request
-// objects) or cannot (the version check, which needs the request id).
+// has the gate admit each call, picks the handler for the requested
+// protocol version, and answers what the SDK's handlers answer wrongly
+// (batches, calls that are no request objects) or cannot (the version
+// check, which needs the request id).
 type rpcEndpoint struct {
-	byVersion   map[string]http.Handler
-	auth        *bearerAuth // nil when the agent has no authentication
-	bodyTimeout time.Duration
-	maxBytes    int64
-	budget      *budget
+	byVersion map[string]http.Handler
+	gate      *callGate
 }
 
-func newRPCEndpoint(handler a2asrv.RequestHandler, auth *bearerAuth, bodyTimeout time.Duration) *rpcEndpoint {
+func newRPCEndpoint(handler a2asrv.RequestHandler, gate *callGate) *rpcEndpoint {
 	return &rpcEndpoint{
 		byVersion: map[string]http.Handler{
 			version10: a2asrv.NewJSONRPCHandler(handler),
 			version03: a2av0.NewJSONRPCHandler(handler),
 		},
-		auth:        auth,
-		bodyTimeout: bodyTimeout,
-		maxBytes:    maxRequestBytes,
-		budget:      newBudget(),
+		gate: gate,
 	}
 }
 
 func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	release, ok := e.budget.acquire(r, e.maxBytes)
-	if !ok {
-		refuseBusy(w)
+	call, body, refused := e.gate.admit(w, r, false)
+	if refused != nil {
+		refused.setHeaders(w)
+		writeRPCError(w, refused.status, requestID(body), refused.rpcCode, refused.message, refused.kind)
 		return
 	}
-	defer release()
-	body, err := e.readBody(w, r)
-	if err != nil {
-		e.refuseBody(w, err)
-		return
-	}
+	defer call.release()
 	id := requestID(body)
-	scope := sharedScope
-	if e.auth != nil {
-		identity, challenge, problem := e.auth.check(r)
-		if problem != "" {
-			w.Header().Set("WWW-Authenticate", challenge)
-			writeRPCError(w, http.StatusUnauthorized, id, unauthenticatedCode, problem, a2a.ErrUnauthenticated)
-			return
-		}
-		scope = identity
-	}
 	version := requestedVersion(r)
 	handler, ok := e.byVersion[version]
 	if !ok {
@@ -104,7 +81,7 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			a2a.ErrVersionNotSupported)
 		return
 	}
-	ctx := context.WithValue(r.Context(), callerKey{}, scope)
+	ctx := call.context(r)
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
 		serveBatch(w, r.WithContext(ctx), handler, trimmed)
 		return
@@ -129,7 +106,7 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// replaces this default with its own.
 	w.Header().Set("Content-Type", "application/json")
 	if isStreamingMethod(methodOf(body)) {
-		gate := newStreamGate(w)
+		gate := newStreamGate(w, rpcStreamError)
 		defer gate.finish()
 		w = gate
 	}
@@ -164,43 +141,6 @@ func requestObjectProblem(call []byte) string {
 		}
 	}
 	return ""
-}
-
-// readBody reads the whole request body, bounded in size and in time: a
-// client that stalls mid-body is cut off as one that stalls in its headers
-// is. The deadline is lifted afterwards, so a stream can stay open.
-func (e *rpcEndpoint) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rc := http.NewResponseController(w)
-	if e.bodyTimeout > 0 {
-		if err := rc.SetReadDeadline(time.Now().Add(e.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return nil, err
-		}
-		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
-	}
-	// A body of a declared length is read into a buffer of that size, not
-	// grown into one: growing would hold up to twice the body at once.
-	var body bytes.Buffer
-	if r.ContentLength > 0 && r.ContentLength <= e.maxBytes {
-		body.Grow(int(r.ContentLength) + bytes.MinRead)
-	}
-	_, err := body.ReadFrom(http.MaxBytesReader(w, r.Body, e.maxBytes))
-	return body.Bytes(), err
-}
-
-func (e *rpcEndpoint) refuseBody(w http.ResponseWriter, err error) {
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, codeInvalidRequest,
-			fmt.Sprintf("the request body is larger than the %d bytes this agent accepts", tooLarge.Limit), a2a.ErrInvalidRequest)
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		w.Header().Set("Connection", "close")
-		writeRPCError(w, http.StatusRequestTimeout, nil, codeInvalidRequest,
-			fmt.Sprintf("the request body did not arrive within %s", e.bodyTimeout), a2a.ErrInvalidRequest)
-	default:
-		w.Header().Set("Connection", "close")
-		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "the request body could not be read", a2a.ErrInvalidRequest)
-	}
 }
 
 // requestedVersion is the Major.Minor of the version a request asks for,

@@ -15,7 +15,10 @@ import (
 // Once the first event is a result, the stream goes out as the SDK writes
 // it; errors after that stay events of the stream.
 type streamGate struct {
-	w       http.ResponseWriter
+	w http.ResponseWriter
+	// refusal says how the binding answers a stream whose first event is
+	// an error: the status and body of the plain answer.
+	refusal func(event []byte) (status int, body []byte, ok bool)
 	header  http.Header
 	status  int
 	pending bytes.Buffer
@@ -24,8 +27,8 @@ type streamGate struct {
 	open, refused bool
 }
 
-func newStreamGate(w http.ResponseWriter) *streamGate {
-	return &streamGate{w: w, header: http.Header{}}
+func newStreamGate(w http.ResponseWriter, refusal func(event []byte) (int, []byte, bool)) *streamGate {
+	return &streamGate{w: w, refusal: refusal, header: http.Header{}}
 }
 
 func (g *streamGate) Header() http.Header {
@@ -54,10 +57,10 @@ func (g *streamGate) Write(p []byte) (int, error) {
 	if !complete {
 		return len(p), nil
 	}
-	if data, ok := errorAnswer(event); ok {
+	if status, data, ok := g.refusal(event); ok {
 		g.refused = true
 		g.w.Header().Set("Content-Type", "application/json")
-		g.w.WriteHeader(http.StatusOK)
+		g.w.WriteHeader(status)
 		_, err := g.w.Write(append(data, '\n'))
 		return len(p), err
 	}
@@ -110,9 +113,8 @@ func firstEvent(stream []byte) ([]byte, bool) {
 	return stream[:end], true
 }
 
-// errorAnswer returns the JSON-RPC response an event carries when it is an
-// error response.
-func errorAnswer(event []byte) ([]byte, bool) {
+// eventData is the data of an SSE event, its lines joined.
+func eventData(event []byte) []byte {
 	var data []byte
 	for _, line := range bytes.Split(event, []byte("\n")) {
 		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
@@ -122,12 +124,40 @@ func errorAnswer(event []byte) ([]byte, bool) {
 			data = append(data, bytes.TrimPrefix(rest, []byte(" "))...)
 		}
 	}
+	return data
+}
+
+// rpcStreamError is the JSON-RPC answer of a stream whose first event is
+// an error response: that response, with status 200 as every JSON-RPC
+// answer.
+func rpcStreamError(event []byte) (int, []byte, bool) {
+	data := eventData(event)
 	var answer struct {
 		Error  json.RawMessage `json:"error"`
 		Result json.RawMessage `json:"result"`
 	}
 	if len(data) == 0 || json.Unmarshal(data, &answer) != nil || len(answer.Error) == 0 || len(answer.Result) > 0 {
-		return nil, false
+		return 0, nil, false
 	}
-	return data, true
+	return http.StatusOK, data, true
+}
+
+// restStreamError is the HTTP+JSON answer of a stream whose first event is
+// an error: the error object, with the HTTP status it names, as the
+// binding answers every error (specification, section 11).
+func restStreamError(event []byte) (int, []byte, bool) {
+	data := eventData(event)
+	var answer struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if len(data) == 0 || json.Unmarshal(data, &answer) != nil || answer.Error == nil {
+		return 0, nil, false
+	}
+	status := answer.Error.Code
+	if status < 400 || status > 599 {
+		status = http.StatusInternalServerError
+	}
+	return status, data, true
 }

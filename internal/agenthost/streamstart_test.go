@@ -120,25 +120,33 @@ func TestStreamGate(t *testing.T) {
 	const (
 		errorEvent  = "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32001,\"message\":\"no task\"}}\n\n"
 		resultEvent = "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"task\":{}}}\n\n"
+		restError   = `{"error":{"code":404,"status":"NOT_FOUND","message":"no task"}}`
+		restResult  = "data: {\"task\":{}}\n\n"
 	)
 	tests := []struct {
 		name       string
+		refusal    func([]byte) (int, []byte, bool)
 		writes     []string
 		status     int
 		wantType   string
 		wantStatus int
 		wantBody   string
 	}{
-		{"error first", []string{errorEvent[:20], errorEvent[20:]}, http.StatusOK, "application/json", http.StatusOK,
+		{"error first", rpcStreamError, []string{errorEvent[:20], errorEvent[20:]}, http.StatusOK, "application/json", http.StatusOK,
 			"{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32001,\"message\":\"no task\"}}\n"},
-		{"result first, error later", []string{resultEvent, errorEvent}, http.StatusOK, "text/event-stream", http.StatusOK, resultEvent + errorEvent},
-		{"keep-alive first", []string{": keep-alive\n\n", errorEvent}, http.StatusOK, "text/event-stream", http.StatusOK, ": keep-alive\n\n" + errorEvent},
-		{"no event", nil, http.StatusServiceUnavailable, "text/event-stream", http.StatusServiceUnavailable, ""},
+		{"result first, error later", rpcStreamError, []string{resultEvent, errorEvent}, http.StatusOK, "text/event-stream", http.StatusOK, resultEvent + errorEvent},
+		{"keep-alive first", rpcStreamError, []string{": keep-alive\n\n", errorEvent}, http.StatusOK, "text/event-stream", http.StatusOK, ": keep-alive\n\n" + errorEvent},
+		{"no event", rpcStreamError, nil, http.StatusServiceUnavailable, "text/event-stream", http.StatusServiceUnavailable, ""},
+		{"HTTP+JSON error first", restStreamError, []string{"data: " + restError + "\n\n"}, http.StatusOK, "application/json", http.StatusNotFound, restError + "\n"},
+		{"HTTP+JSON result first, error later", restStreamError, []string{restResult, "data: " + restError + "\n\n"}, http.StatusOK, "text/event-stream", http.StatusOK,
+			restResult + "data: " + restError + "\n\n"},
+		{"HTTP+JSON error of no HTTP status", restStreamError, []string{`data: {"error":{"code":7}}` + "\n\n"}, http.StatusOK, "application/json", http.StatusInternalServerError,
+			`{"error":{"code":7}}` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			gate := newStreamGate(rec)
+			gate := newStreamGate(rec, tt.refusal)
 			gate.Header().Set("Content-Type", "text/event-stream")
 			gate.WriteHeader(tt.status)
 			for _, w := range tt.writes {

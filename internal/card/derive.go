@@ -76,16 +76,11 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 	}
 	description := firstSet(cfg.Agent.Description, cfg.Agent.Name)
 	card := &a2a.AgentCard{
-		Name:        cfg.Agent.Name,
-		Description: description,
-		Version:     firstSet(cfg.Agent.Version, DefaultVersion),
-		// The host answers 1.0 and, at the same URL, 0.3 (specification,
-		// section 3.6.2); 1.0 comes first, as the preferred interface.
-		SupportedInterfaces: []*a2a.AgentInterface{
-			{URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: a2a.Version},
-			{URL: endpoint, ProtocolBinding: a2a.TransportProtocolJSONRPC, ProtocolVersion: CompatProtocolVersion},
-		},
-		DocumentationURL: cfg.Agent.DocumentationURL,
+		Name:                cfg.Agent.Name,
+		Description:         description,
+		Version:             firstSet(cfg.Agent.Version, DefaultVersion),
+		SupportedInterfaces: Interfaces(cfg.Server.ServedBindings(), endpoint),
+		DocumentationURL:    cfg.Agent.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
 			Streaming: true,
 			Extensions: []a2a.AgentExtension{{
@@ -108,12 +103,48 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 		card.SecuritySchemes = a2a.NamedSecuritySchemes{
 			BearerSchemeName: a2a.HTTPAuthSecurityScheme{
 				Scheme:      "Bearer",
-				Description: "Send the agent's bearer token in the Authorization header of every JSON-RPC call.",
+				Description: "Send the agent's bearer token in the Authorization header (gRPC: the authorization metadata) of every call.",
 			},
 		}
 		card.SecurityRequirements = a2a.SecurityRequirementsOptions{{BearerSchemeName: a2a.SecuritySchemeScopes{}}}
 	}
 	return card, nil
+}
+
+// Interfaces lists what the host serves at endpoint, in order of
+// preference: each of bindings for 1.0 and then, at the same URLs, each for
+// 0.3 (specification, section 3.6.2). JSON-RPC is served at the endpoint
+// and HTTP+JSON below it; gRPC, whose paths are fixed by its service names,
+// at the endpoint's host and port, written as gRPC clients dial a target.
+func Interfaces(bindings []string, endpoint string) []*a2a.AgentInterface {
+	out := make([]*a2a.AgentInterface, 0, 2*len(bindings))
+	for _, version := range []a2a.ProtocolVersion{a2a.Version, CompatProtocolVersion} {
+		for _, b := range bindings {
+			url := endpoint
+			if b == agentconfig.BindingGRPC {
+				url = GRPCTarget(endpoint)
+			}
+			out = append(out, &a2a.AgentInterface{URL: url, ProtocolBinding: a2a.TransportProtocol(b), ProtocolVersion: version})
+		}
+	}
+	return out
+}
+
+// GRPCTarget is the host:port a gRPC client dials for an agent whose
+// endpoint is endpoint, the scheme's port made explicit.
+func GRPCTarget(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return endpoint
+	}
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentSkill {

@@ -496,12 +496,16 @@ name = "Greeter"
 				"name", "Greeter",
 				"description", "Greets in ${GREETING:-English}.",
 				"version", "1.2.3",
-				"interfaces.#", "2",
+				"interfaces.#", "6",
 				"interfaces.0.url", "http://127.0.0.1:18123",
 				"interfaces.0.protocol_binding", "JSONRPC",
 				"interfaces.0.protocol_version", "1.0",
 				"interfaces.1.url", "http://127.0.0.1:18123",
-				"interfaces.1.protocol_version", "0.3",
+				"interfaces.1.protocol_binding", "HTTP+JSON",
+				"interfaces.2.url", "127.0.0.1:18123",
+				"interfaces.2.protocol_binding", "GRPC",
+				"interfaces.3.url", "http://127.0.0.1:18123",
+				"interfaces.3.protocol_version", "0.3",
 				"skills.#", "1",
 				"skills.0.id", "greet",
 				"skills.0.description", "Says hello.",
@@ -842,9 +846,10 @@ data "a2a_agent_card" "offline" {
 			checks := []resource.TestCheckFunc{
 				resource.TestCheckResourceAttr(served, "signature_verified", "true"),
 				resource.TestCheckResourceAttr(served, "spec_version", "1.0"),
-				resource.TestCheckResourceAttr(served, "interfaces.#", "2"),
+				resource.TestCheckResourceAttr(served, "interfaces.#", "6"),
 				resource.TestCheckResourceAttr(served, "interfaces.0.protocol_version", "1.0"),
-				resource.TestCheckResourceAttr(served, "interfaces.1.protocol_version", "0.3"),
+				resource.TestCheckResourceAttr(served, "interfaces.2.protocol_binding", "GRPC"),
+				resource.TestCheckResourceAttr(served, "interfaces.3.protocol_version", "0.3"),
 				resource.TestCheckResourceAttrWith(served, "raw_json", func(raw string) error {
 					var doc map[string]any
 					if err := json.Unmarshal([]byte(raw), &doc); err != nil {
@@ -865,7 +870,7 @@ data "a2a_agent_card" "offline" {
 			} else {
 				checks = append(checks, resource.TestCheckResourceAttr(served, "deviations.#", "0"))
 			}
-			for _, attr := range []string{"name", "interfaces.0.url", "interfaces.1.url", "skills.#", "capabilities.streaming"} {
+			for _, attr := range []string{"name", "interfaces.0.url", "interfaces.2.url", "interfaces.5.url", "skills.#", "capabilities.streaming"} {
 				checks = append(checks, resource.TestCheckResourceAttrPair(served, attr, "data.a2a_agent_card.offline", attr))
 			}
 			unitTest(t, resource.TestCase{

@@ -462,9 +462,9 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 	}
 }
 
-// serverChanged reports whether the [server] section differs, the only part
-// of a config the endpoint and port depend on. The prior config is parsed
-// only when it is not the very same.
+// serverChanged reports whether the [server] section puts the agent at
+// another address, the only part of a config the endpoint and port depend
+// on. The prior config is parsed only when it is not the very same.
 func serverChanged(priorConfig types.String, cfg *agentconfig.Config) bool {
 	switch {
 	case priorConfig.IsNull() || priorConfig.IsUnknown():
@@ -473,7 +473,7 @@ func serverChanged(priorConfig types.String, cfg *agentconfig.Config) bool {
 		return false
 	}
 	old, err := agentconfig.Parse([]byte(priorConfig.ValueString()))
-	return err != nil || old.Server != cfg.Server
+	return err != nil || !old.Server.SameAddress(cfg.Server)
 }
 
 // configDiags turns a config or runtime error into diagnostics on the config

@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -26,12 +24,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/tools/portforward"
-	"k8s.io/client-go/transport/spdy"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/a2acli"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubeforward"
 )
 
 // kubeImageEnv names the agent image the cluster KUBECONFIG leads to has
@@ -115,28 +112,12 @@ func (k *kubeCluster) forward(t *testing.T, ns, id string, local int) error {
 	if len(pods.Items) != 1 {
 		return fmt.Errorf("agent %s has %d pods, want 1", id, len(pods.Items))
 	}
-	transport, upgrader, err := spdy.RoundTripperFor(k.cfg)
+	_, stop, err := kubeforward.Forward(ctx, k.cfg, k.cs, ns, pods.Items[0].Name, local, 8080)
 	if err != nil {
-		return err
+		return fmt.Errorf("agent %s: %w", id, err)
 	}
-	url := k.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pods.Items[0].Name).SubResource("portforward").URL()
-	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, url)
-	stop, ready := make(chan struct{}), make(chan struct{})
-	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{fmt.Sprintf("%d:8080", local)}, stop, ready, io.Discard, io.Discard)
-	if err != nil {
-		return err
-	}
-	failed := make(chan error, 1)
-	go func() { failed <- fw.ForwardPorts() }()
-	t.Cleanup(func() { close(stop) })
-	select {
-	case <-ready:
-		return nil
-	case err := <-failed:
-		return fmt.Errorf("port-forward to agent %s: %w", id, err)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	t.Cleanup(stop)
+	return nil
 }
 
 // checkRunning proves that the agent in state runs as one ready pod of

@@ -49,6 +49,10 @@ type Harness struct {
 	// adapter whose advertised URL names an address only its agents'
 	// network resolves (a cluster's Service). Unset: a GET of a.CardURL.
 	FetchCard func(ctx context.Context, a agentruntime.Agent) ([]byte, error)
+	// Reach, if set, returns the base URL (http://host:port) at which the
+	// tests' machine reaches agent a's port over any protocol, gRPC too,
+	// for as long as the test runs. Unset: where a.Endpoint says.
+	Reach func(t *testing.T, a agentruntime.Agent) string
 	// OtherSettings, required of a runtime that is an
 	// agentruntime.SettingsRunner, returns a runtime over the same store
 	// whose provider settings differ from New's in one that reaches the
@@ -99,6 +103,7 @@ func Run(t *testing.T, h Harness) {
 			{"write-only values", testWriteOnly},
 			{"owned variables", testOwnedVariables},
 			{"restart reads the values of now", testRestart},
+			{"every binding the card lists answers", testEveryBinding},
 		}...)
 	}
 	if h.Brought != nil {

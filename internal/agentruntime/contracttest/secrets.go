@@ -80,21 +80,34 @@ func testWriteOnly(t *testing.T, h Harness) {
 // wantCardWith fails the test unless the card of agent a holds value.
 func (h Harness) wantCardWith(t *testing.T, a agentruntime.Agent, value string) {
 	t.Helper()
+	if body := h.card(t, a); !strings.Contains(string(body), value) {
+		t.Fatalf("card of %s does not show %q:\n%s", a.ID, value, body)
+	}
+}
+
+// card fetches the card of agent a as a client of the adapter's agents
+// reaches it from the tests' machine.
+func (h Harness) card(t *testing.T, a agentruntime.Agent) []byte {
+	t.Helper()
 	if h.FetchCard == nil {
-		WantCardWith(t, a.CardURL, value)
-		return
+		return getBody(t, a.CardURL)
 	}
 	body, err := h.FetchCard(ctx(t), a)
 	if err != nil {
 		t.Fatalf("fetch the card of %s: %v", a.ID, err)
 	}
-	if !strings.Contains(string(body), value) {
-		t.Fatalf("card of %s does not show %q:\n%s", a.ID, value, body)
-	}
+	return body
 }
 
 // WantCardWith fails the test unless the card at url holds value.
 func WantCardWith(t *testing.T, url, value string) {
+	t.Helper()
+	if body := getBody(t, url); !strings.Contains(string(body), value) {
+		t.Fatalf("card at %s does not show %q:\n%s", url, value, body)
+	}
+}
+
+func getBody(t *testing.T, url string) []byte {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx(t), http.MethodGet, url, nil)
 	if err != nil {
@@ -109,9 +122,7 @@ func WantCardWith(t *testing.T, url, value string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(body), value) {
-		t.Fatalf("card at %s does not show %q:\n%s", url, value, body)
-	}
+	return body
 }
 
 // testIncompleteKeepsAgent provisions, over a running agent, a config that

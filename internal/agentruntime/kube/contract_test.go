@@ -22,6 +22,9 @@ func TestContract(t *testing.T) {
 		FetchCard: func(ctx context.Context, a agentruntime.Agent) ([]byte, error) {
 			return fetchCard(ctx, newRuntime(t, opts), a)
 		},
+		Reach: func(t *testing.T, a agentruntime.Agent) string {
+			return reach(t, newRuntime(t, opts), a)
+		},
 		Brought: func(t *testing.T, name string, serveArgs []string, card []byte) []byte {
 			return broughtConfig(name, broughtImage(t), serveArgs, card)
 		},

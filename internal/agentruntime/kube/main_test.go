@@ -22,6 +22,7 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir/statedirtest"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubeforward"
 )
 
 // ImageEnv names the base image the tests run agents from, which the
@@ -140,6 +141,27 @@ func fetchCard(ctx context.Context, rt *Runtime, a agentruntime.Agent) ([]byte, 
 		err = fmt.Errorf("GET %s of agent %s: %d %s", card.WellKnownPath, a.ID, status, http.StatusText(status))
 	}
 	return body, err
+}
+
+// reach forwards a port of this machine to the agent host's port in one
+// running pod of agent a, until the test ends, and returns its base URL:
+// unlike the API server's proxy, it carries any protocol, gRPC too.
+func reach(t *testing.T, rt *Runtime, a agentruntime.Agent) string {
+	t.Helper()
+	ctx := testContext(t)
+	pods, err := rt.cs.CoreV1().Pods(rt.opts.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: rt.selector(a.ID)}),
+		FieldSelector: "status.phase=Running",
+	})
+	if err != nil || len(pods.Items) == 0 {
+		t.Fatalf("no running pod of agent %s to forward to: %v", a.ID, err)
+	}
+	local, stop, err := kubeforward.Forward(ctx, rt.rest, rt.cs, rt.opts.Namespace, pods.Items[0].Name, 0, containerPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return fmt.Sprintf("http://127.0.0.1:%d", local)
 }
 
 // viaProxy sends a request for path to the agent through the API server's

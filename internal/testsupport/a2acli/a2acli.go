@@ -145,6 +145,7 @@ func modCache() string {
 const (
 	JSONRPC  = "JSONRPC"
 	HTTPJSON = "HTTP+JSON"
+	GRPC     = "GRPC"
 )
 
 // Card returns a complete A2A 1.0 agent card for the tool's --card flag:

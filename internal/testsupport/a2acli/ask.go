@@ -7,10 +7,19 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 )
 
+// plaintext lets the gRPC transport dial agents that serve gRPC without
+// TLS, as the built-in host does.
+var plaintext = grpc.WithTransportCredentials(insecure.NewCredentials())
+
 // Ask sends text to the agent at endpoint through the official SDK client,
-// over binding (JSONRPC or HTTPJSON) in protocolVersion ("1.0" or "0.3"),
+// over binding (JSONRPC, HTTPJSON or GRPC, whose endpoint is the host:port
+// a gRPC client dials, over plain HTTP/2) in protocolVersion ("1.0" or "0.3"),
 // and returns the text it answers with: a message's, or that of a task's
 // artifacts. The endpoint is given rather than read from the agent's card,
 // so that an agent whose card advertises another URL is reached all the same.
@@ -18,7 +27,9 @@ func Ask(ctx context.Context, endpoint, binding, protocolVersion, text string) (
 	iface := &a2a.AgentInterface{URL: endpoint, ProtocolBinding: a2a.TransportProtocol(binding), ProtocolVersion: a2a.ProtocolVersion(protocolVersion)}
 	client, err := a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface},
 		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{}),
-		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}))
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{}),
+		grpcv0.WithGRPCTransport(plaintext),
+		grpcv1.WithGRPCTransport(plaintext))
 	if err != nil {
 		return "", err
 	}
