@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -246,7 +247,7 @@ func newRoutes(endpointPath string, cardHandler http.Handler, bindings []string,
 		case agentconfig.BindingHTTPJSON:
 			rt.rest = newRESTEndpoint(handler, gate)
 		case agentconfig.BindingGRPC:
-			rt.grpc = newGRPCEndpoint(handler, gate)
+			rt.grpc = newLazyHandler(func() http.Handler { return newGRPCEndpoint(handler, gate) })
 		}
 	}
 	return rt
@@ -275,6 +276,16 @@ func (rt *routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	}
 }
+
+// lazyHandler builds its handler at its first request: an agent nobody
+// calls over a binding does not pay for that binding's server.
+type lazyHandler struct{ get func() http.Handler }
+
+func newLazyHandler(build func() http.Handler) lazyHandler {
+	return lazyHandler{get: sync.OnceValue(build)}
+}
+
+func (l lazyHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) { l.get().ServeHTTP(w, r) }
 
 // serveIf serves a request with h, or answers 404 when the agent does not
 // serve h's binding.

@@ -166,7 +166,7 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"endpoint": schema.StringAttribute{
 				Computed: true, PlanModifiers: keep,
-				MarkdownDescription: "Base URL the agent advertises; A2A JSON-RPC is served here.",
+				MarkdownDescription: "Base URL the agent advertises. The built-in host serves A2A JSON-RPC here, HTTP+JSON below it and gRPC at its `host:port`, all on the agent's one port (`[server] bindings` narrows them); a brought agent serves what its card says.",
 			},
 			"card_url": schema.StringAttribute{
 				Computed: true, PlanModifiers: keep,

@@ -225,17 +225,21 @@ func TestAccKubeAgent(t *testing.T) {
 }
 
 // checkEcho sends text through the official A2A SDK client to the agent
-// that 127.0.0.1:local forwards to, and expects it echoed back.
+// that 127.0.0.1:local forwards to, over each binding, and expects it
+// echoed back.
 func checkEcho(local int, text string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		got, err := a2acli.Ask(ctx, fmt.Sprintf("http://127.0.0.1:%d", local), a2acli.JSONRPC, "1.0", text)
-		if err != nil {
-			return fmt.Errorf("send a message to the agent through the SDK client: %w", err)
-		}
-		if got != text {
-			return fmt.Errorf("the agent answered %q, want its echo %q", got, text)
+		base := fmt.Sprintf("http://127.0.0.1:%d", local)
+		for binding, endpoint := range map[string]string{a2acli.JSONRPC: base, a2acli.HTTPJSON: base, a2acli.GRPC: base[len("http://"):]} {
+			got, err := a2acli.Ask(ctx, endpoint, binding, "1.0", text)
+			if err != nil {
+				return fmt.Errorf("send a message to the agent through the SDK client over %s: %w", binding, err)
+			}
+			if got != text {
+				return fmt.Errorf("the agent answered %q over %s, want its echo %q", got, binding, text)
+			}
 		}
 		return nil
 	}
