@@ -54,6 +54,9 @@ type Spec struct {
 	// Other runtimes run one, and the provider refuses more for them at
 	// plan time.
 	Replicas int
+	// Workload shapes the agent's objects on a WorkloadRunner; others
+	// are never given one.
+	Workload Workload
 }
 
 // ReplicaRunner is implemented by runtimes that run an agent as several
@@ -108,6 +111,9 @@ type Agent struct {
 	// Replicas is how many instances a ReplicaRunner runs of the agent
 	// when it runs; zero from other runtimes.
 	Replicas int
+	// Workload is the workload the agent was provisioned with, as its
+	// objects record it, from a WorkloadRunner.
+	Workload Workload
 	// Settings are the provider-level settings the agent's objects carry,
 	// read off them, as a SettingsRunner names them; nil from other
 	// runtimes, and from objects that do not tell (made by an older

@@ -46,6 +46,8 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(diags...)
 	values, diags := appliedWriteOnly(ctx, req.Config)
 	resp.Diagnostics.Append(diags...)
+	workload, diags := workloadOf(ctx, plan.Kubernetes)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -55,7 +57,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// agent replacing one of its id deleted just before gets its port back
 	// when the port is free.
 	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, CreateOnly: true, Replicas: replicasOf(&plan),
-		PreferredPort: r.deps.releasedPort(id)})
+		Workload: workload, PreferredPort: r.deps.releasedPort(id)})
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindConflict):
 		resp.Diagnostics.AddAttributeError(path.Root("config"), "Agent already exists",
@@ -193,7 +195,12 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		}
 		// The runtime checks that every variable has a value before it
 		// touches the running agent, which keeps running when one has not.
-		spec := agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, Replicas: replicasOf(&plan)}
+		workload, diags := workloadOf(ctx, plan.Kubernetes)
+		resp.Diagnostics.Append(diags...)
+		if diags.HasError() {
+			return
+		}
+		spec := agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, Replicas: replicasOf(&plan), Workload: workload}
 		provision := r.deps.runtime.Provision
 		if change.roll {
 			// Until the roll is done the agent is recorded as it was: the

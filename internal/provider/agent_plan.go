@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -77,6 +78,7 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &replicas)...)
 	planReplicas(rt, replicas, &plan)
 	resp.Diagnostics.Append(checkReplicas(rt, &plan)...)
+	resp.Diagnostics.Append(checkWorkload(ctx, rt, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -211,16 +213,25 @@ func settingsChanged(prior, plan *agentModel) bool {
 // if apply makes them: those the runtime gives the agent of cfg now. Where
 // the plan cannot tell (no runtime configured yet, no config known yet, or
 // objects that do not tell what they carry now), apply does.
-func planSettings(rt agentruntime.Runtime, prior, plan *agentModel, cfg *agentconfig.Config) {
+func planSettings(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentModel, cfg *agentconfig.Config) {
 	runner, ok := rt.(agentruntime.SettingsRunner)
 	switch {
 	case rt != nil && !ok:
 		plan.Settings = types.MapNull(types.StringType)
-	case rt == nil || cfg == nil || plan.Config.IsUnknown() || (prior != nil && prior.Settings.IsNull()):
+	case rt == nil || cfg == nil || plan.Config.IsUnknown() || !fullyKnown(plan.Kubernetes) || (prior != nil && prior.Settings.IsNull()):
 		plan.Settings = types.MapUnknown(types.StringType)
 	default:
-		plan.Settings = stringMap(runner.AgentSettings(cfg))
+		// checkWorkload has read the workload already, and reported
+		// anything wrong with it.
+		w, _ := workloadOf(ctx, plan.Kubernetes)
+		plan.Settings = stringMap(runner.AgentSettings(cfg, w))
 	}
+}
+
+// fullyKnown reports whether v holds no unknown value anywhere.
+func fullyKnown(v attr.Value) bool {
+	tv, err := v.ToTerraformValue(context.Background())
+	return err == nil && tv.IsFullyKnown()
 }
 
 // addressChanged reports whether the plan knows the agent will have
@@ -351,7 +362,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 			plan.Endpoint, plan.CardURL = types.StringValue(addr.Endpoint), types.StringValue(addr.CardURL)
 		}
 	}
-	planSettings(rt, prior, plan, cfg)
+	planSettings(ctx, rt, prior, plan, cfg)
 	change := changeOf(prior, plan, rolls(rt))
 	if prior != nil && !change.provision {
 		// Objects apply leaves alone keep the settings they carry.

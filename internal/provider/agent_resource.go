@@ -65,6 +65,7 @@ type agentModel struct {
 	EnvWOVersion   types.Int64    `tfsdk:"env_wo_version"`
 	Running        types.Bool     `tfsdk:"running"`
 	Replicas       types.Int64    `tfsdk:"replicas"`
+	Kubernetes     types.Object   `tfsdk:"kubernetes"`
 	WaitForHealthy types.Bool     `tfsdk:"wait_for_healthy"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 	Endpoint       types.String   `tfsdk:"endpoint"`
@@ -143,6 +144,7 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"the new ones are ready. Default: the provider block's `kubernetes.replicas` on Kubernetes, else `1`.",
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
+			"kubernetes": workloadSchema(),
 			"wait_for_healthy": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. " +
@@ -259,6 +261,12 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 		}
 	}
 	m.Settings = stringMap(a.Settings)
+	if m.Kubernetes.IsNull() {
+		// Imported: the workload the objects record. Otherwise the
+		// configured one stays; its effect on the pods is read back in
+		// runtime_settings.
+		m.Kubernetes = workloadObject(a.Workload)
+	}
 	// Adapters that run one instance report none.
 	m.Replicas = types.Int64Value(int64(max(a.Replicas, 1)))
 	if m.WaitForHealthy.IsNull() || m.WaitForHealthy.IsUnknown() {

@@ -513,3 +513,17 @@ func TestAccAgent_replacedKeepsPort(t *testing.T) {
 		})
 	}
 }
+
+// TestAccAgent_kubernetesOnLocal: the kubernetes attribute is refused at
+// plan on the local adapter, naming the adapter it needs.
+func TestAccAgent_kubernetesOnLocal(t *testing.T) {
+	acc := newAccTest(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      acc.agent("[agent]\nname = \"Acc Kube On Local\"", "  kubernetes = { service_account = \"agents\" }"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Kubernetes settings on another adapter.*local\s+adapter.*kubernetes\s+block\s+in\s+the\s+provider`),
+		}},
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
 // labelSettings records, as JSON, the provider settings a container was
@@ -27,7 +28,7 @@ const (
 // AgentSettings are the settings a container made now for the agent of cfg
 // would carry. A base image whose reference cannot be told (an unreadable
 // executable) is left out: provisioning says why.
-func (r *Runtime) AgentSettings(cfg *agentconfig.Config) map[string]string {
+func (r *Runtime) AgentSettings(cfg *agentconfig.Config, _ agentruntime.Workload) map[string]string {
 	image := cfg.Runtime.Image
 	if image == "" {
 		image, _ = r.baseImageRef()

@@ -153,6 +153,7 @@ type blueprint struct {
 	writeOnly []string // names of the write-only values
 	port      int      // the Service's port
 	replicas  int32    // pods when started
+	workload  agentruntime.Workload
 	// creation marks a Deployment a create-only provision makes (claim.go).
 	creation *creation
 }
@@ -163,8 +164,11 @@ func (r *Runtime) endpoint(b blueprint) string {
 	return card.Endpoint(r.advertised(b.cfg), r.serviceHost(b.name), b.port)
 }
 
+// meta is the metadata of each of the agent's objects: its selector's
+// labels, over the workload's labels and annotations.
 func (r *Runtime) meta(b blueprint) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: b.name, Namespace: r.opts.Namespace, Labels: r.selector(b.cfg.ID())}
+	return metav1.ObjectMeta{Name: b.name, Namespace: r.opts.Namespace,
+		Labels: withOwn(b.workload.Labels, r.selector(b.cfg.ID())), Annotations: maps.Clone(b.workload.Annotations)}
 }
 
 // configMap holds b's config as the one that serves and as the one its
@@ -239,6 +243,9 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 	if b.creation != nil {
 		annotations[annotationCreation] = b.creation.annotation()
 	}
+	if record := workloadRecord(b.workload); record != "" {
+		annotations[annotationWorkload] = record
+	}
 	podLabels := maps.Clone(r.selector(id))
 	podLabels[labelConfigSHA] = b.cfg.SHA256()[:32]
 	if rollout != "" {
@@ -308,8 +315,10 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 		annotations[annotationCardPaths] = b.asBrought(&container, owned)
 	}
 	grace := r.opts.graceSeconds()
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.opts.Namespace, Labels: r.selector(id), Annotations: annotations},
+	meta := r.meta(b)
+	meta.Annotations = withOwn(meta.Annotations, annotations)
+	d := &appsv1.Deployment{
+		ObjectMeta: meta,
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
 			Selector: &metav1.LabelSelector{MatchLabels: r.selector(id)},
@@ -338,6 +347,8 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 			},
 		},
 	}
+	applyWorkload(b.workload, &d.Spec.Template)
+	return d
 }
 
 // drain holds a pod told to stop for drainSeconds before its agent gets

@@ -239,7 +239,7 @@ func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func
 // port.
 func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
 	return blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist,
-		replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas))}
+		replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas)), workload: spec.Workload}
 }
 
 // place gives b its port, that of existing when the agent has one, and
@@ -680,6 +680,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		Replicas:     int(replicasOf(d)),
 		Unclaimed:    ann[annotationCreation] != "",
 		Settings:     settingsOf(d),
+		Workload:     workloadOf(d),
 	}
 	paths := cardPathsOf(ann)
 	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
 // The provider block attributes whose values reach an agent's Deployment,
@@ -25,8 +26,8 @@ const (
 // AgentSettings reads the settings off the Deployment the agent of cfg
 // would have now, so that they compare equal to those Get reads off the
 // one it has exactly when the pods would not change.
-func (r *Runtime) AgentSettings(cfg *agentconfig.Config) map[string]string {
-	return settingsOf(r.deployment(blueprint{name: r.objectName(cfg.ID()), cfg: cfg}, 0, false, ""))
+func (r *Runtime) AgentSettings(cfg *agentconfig.Config, w agentruntime.Workload) map[string]string {
+	return settingsOf(r.deployment(blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w}, 0, false, ""))
 }
 
 // settingsOf reads the provider's settings off the pod template of d: off
@@ -54,6 +55,7 @@ func settingsOf(d *appsv1.Deployment) map[string]string {
 		settings[settingBaseImage] = c.Image
 		settings[settingImagePullPolicy] = string(c.ImagePullPolicy)
 	}
+	workloadSettings(d.Spec.Template, settings)
 	return settings
 }
 

@@ -1,0 +1,172 @@
+package kube
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+func TestCheckWorkload(t *testing.T) {
+	seconds := int64(30)
+	tests := []struct {
+		name  string
+		w     agentruntime.Workload
+		field string // of the one problem wanted; "" for none
+		want  string
+	}{
+		{"valid", agentruntime.Workload{
+			Labels: map[string]string{"team": "search", "example.com/tier": "gold"}, Annotations: map[string]string{"note": "any value at all: ok"},
+			ServiceAccount: "agents", NodeSelector: map[string]string{"kubernetes.io/os": "linux"}, PriorityClass: "agents-high",
+			Tolerations: []agentruntime.Toleration{{Key: "dedicated", Value: "agents", Effect: "NoExecute", Seconds: &seconds}, {Operator: "Exists"}},
+		}, "", ""},
+		{"label key", agentruntime.Workload{Labels: map[string]string{"bad key": "x"}}, "labels", `key "bad key"`},
+		{"label value", agentruntime.Workload{Labels: map[string]string{"team": "not a value"}}, "labels", `value "not a value" of key "team"`},
+		{"reserved label", agentruntime.Workload{Labels: map[string]string{"a2a/agent-id": "other"}}, "labels", "the provider's own"},
+		{"reserved annotation", agentruntime.Workload{Annotations: map[string]string{"a2a/endpoint": "x"}}, "annotations", "the provider's own"},
+		{"managed-by label", agentruntime.Workload{Labels: map[string]string{"app.kubernetes.io/managed-by": "me"}}, "labels", "the provider's own"},
+		{"annotations too large", agentruntime.Workload{Annotations: map[string]string{"big": strings.Repeat("x", annotationBudget)}}, "annotations", "bytes in all"},
+		{"node selector", agentruntime.Workload{NodeSelector: map[string]string{"zone": "a b"}}, "node_selector", `value "a b"`},
+		{"service account", agentruntime.Workload{ServiceAccount: "Agents_SA"}, "service_account", `"Agents_SA"`},
+		{"priority class", agentruntime.Workload{PriorityClass: "-high"}, "priority_class", `"-high"`},
+		{"operator", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Key: "k", Operator: "In"}}}, "tolerations", `operator "In" is not one of`},
+		{"exists with a value", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Key: "k", Operator: "Exists", Value: "v"}}}, "tolerations", "takes no value"},
+		{"no key, equal", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Value: "v"}}}, "tolerations", "without a key"},
+		{"effect", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Key: "k", Effect: "NoRun"}}}, "tolerations", `effect "NoRun"`},
+		{"seconds without NoExecute", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Key: "k", Effect: "NoSchedule", Seconds: &seconds}}}, "tolerations", "NoExecute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := (&Runtime{}).CheckWorkload(tt.w)
+			if tt.field == "" {
+				if len(found) != 0 {
+					t.Errorf("problems %+v, want none", found)
+				}
+				return
+			}
+			if len(found) != 1 || found[0].Field != tt.field || !strings.Contains(found[0].Message, tt.want) {
+				t.Errorf("problems %+v, want one of %s saying %q", found, tt.field, tt.want)
+			}
+		})
+	}
+}
+
+// TestWorkloadShapesTheAgent provisions an agent with a workload on the
+// cluster: its pods run with it, its objects carry the labels, Get reads
+// back the settings planned and the workload as given, a change made
+// behind the adapter's back reads as other settings, and provisioning again
+// and a restart keep the workload.
+func TestWorkloadShapesTheAgent(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	rt := newRuntime(t, opts)
+	ctx := testContext(t)
+	if _, err := rt.cs.CoreV1().ServiceAccounts(opts.Namespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "agents"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	class := opts.Namespace + "-agents"
+	if _, err := rt.cs.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Value: 1000}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = rt.cs.SchedulingV1().PriorityClasses().Delete(testContext(t), class, metav1.DeleteOptions{})
+	})
+	w := agentruntime.Workload{
+		Labels: map[string]string{"team": "search"}, Annotations: map[string]string{"example.com/owner": "search team"},
+		ServiceAccount: "agents", NodeSelector: map[string]string{"kubernetes.io/os": "linux"}, PriorityClass: class,
+		Tolerations: []agentruntime.Toleration{{Key: "dedicated", Operator: "Equal", Value: "agents", Effect: "NoSchedule"}},
+	}
+	raw := agentConfig("Kube Workload")
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := rt.Provision(ctx, agentruntime.Spec{Config: raw, Workload: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	if err := rt.Start(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitHealthy(t, rt, a.ID)
+	pods, err := rt.pods(ctx, "test", a.ID)
+	if err != nil || len(pods) != 1 {
+		t.Fatalf("pods %v, %v; want one", pods, err)
+	}
+	pod := pods[0]
+	if pod.Labels["team"] != "search" || pod.Annotations["example.com/owner"] != "search team" || pod.Spec.ServiceAccountName != "agents" ||
+		pod.Spec.NodeSelector["kubernetes.io/os"] != "linux" || pod.Spec.PriorityClassName != class || pod.Spec.Priority == nil || *pod.Spec.Priority != 1000 {
+		t.Errorf("the pod runs with labels %v, annotations %v, account %q, node selector %v, class %q; want the workload's",
+			pod.Labels, pod.Annotations, pod.Spec.ServiceAccountName, pod.Spec.NodeSelector, pod.Spec.PriorityClassName)
+	}
+	svc, err := rt.cs.CoreV1().Services(opts.Namespace).Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
+	if err != nil || svc.Labels["team"] != "search" || svc.Annotations["example.com/owner"] != "search team" {
+		t.Errorf("the Service carries labels %v and annotations %v (%v), want the workload's", svc.Labels, svc.Annotations, err)
+	}
+	planned := rt.AgentSettings(cfg, w)
+	got := getAgent(t, rt, a.ID)
+	if !maps.Equal(got.Settings, planned) || !reflect.DeepEqual(got.Workload, w) {
+		t.Fatalf("Get read back settings %v and workload %+v; want %v and %+v", got.Settings, got.Workload, planned, w)
+	}
+	if planned[settingNodeSelector] != "kubernetes.io/os=linux" || planned[settingTolerations] == "" {
+		t.Errorf("planned settings %v do not name the workload", planned)
+	}
+
+	// kubectl edit: the node selector removed from the Deployment.
+	d, err := rt.cs.AppsV1().Deployments(opts.Namespace).Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.NodeSelector = nil
+	if _, err := rt.cs.AppsV1().Deployments(opts.Namespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if drifted := getAgent(t, rt, a.ID).Settings; maps.Equal(drifted, planned) {
+		t.Fatalf("an edited node selector reads back as planned: %v", drifted)
+	}
+	if _, err := rt.Provision(ctx, agentruntime.Spec{Config: raw, Workload: w}); err != nil {
+		t.Fatal(err)
+	}
+	if healed := getAgent(t, rt, a.ID).Settings; !maps.Equal(healed, planned) {
+		t.Errorf("provisioned again, the agent reads back %v, want %v", healed, planned)
+	}
+	if err := rt.Restart(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if after := getAgent(t, rt, a.ID); !maps.Equal(after.Settings, planned) || !reflect.DeepEqual(after.Workload, w) {
+		t.Errorf("restarted, the agent reads back %v and %+v, want %v and %+v", after.Settings, after.Workload, planned, w)
+	}
+}
+
+// waitHealthy waits until the agent's card answers.
+func waitHealthy(t *testing.T, rt *Runtime, id string) {
+	t.Helper()
+	var last agentruntime.Agent
+	err := wait.PollUntilContextTimeout(testContext(t), 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		last, err = rt.Get(ctx, id)
+		return err == nil && last.Health == agentruntime.HealthHealthy, nil
+	})
+	if err != nil {
+		t.Fatalf("agent %s is not healthy: %s, %v", id, last.Health, last.CardError)
+	}
+}
+
+func getAgent(t *testing.T, rt *Runtime, id string) agentruntime.Agent {
+	t.Helper()
+	a, err := rt.Get(testContext(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -1,0 +1,60 @@
+package agentruntime
+
+// Workload shapes an agent's objects on a runtime that runs agents as
+// workloads of a cluster (a WorkloadRunner, the kubernetes adapter): the
+// labels and annotations its objects and pods carry, who its pods run as,
+// where they may be scheduled and how important they are. A zero field
+// leaves the runtime's own choice. Other runtimes take none: the provider
+// refuses a workload for them at plan time.
+type Workload struct {
+	// Labels and Annotations go on the agent's objects and its pods, beside
+	// the runtime's own, which they may not replace.
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// ServiceAccount is the service account the pods run as, for instance
+	// for a cloud's workload identity; its token is then mounted.
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+	// NodeSelector restricts the pods to nodes with these labels.
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Tolerations let the pods onto nodes with matching taints.
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+	// PriorityClass names the pods' PriorityClass.
+	PriorityClass string `json:"priorityClass,omitempty"`
+}
+
+// Toleration lets pods onto nodes with a matching taint.
+type Toleration struct {
+	Key string `json:"key,omitempty"`
+	// Operator is "Equal" (the default) or "Exists".
+	Operator string `json:"operator,omitempty"`
+	Value    string `json:"value,omitempty"`
+	// Effect is "NoSchedule", "PreferNoSchedule", "NoExecute", or empty for
+	// all of them.
+	Effect string `json:"effect,omitempty"`
+	// Seconds, with effect NoExecute, is how long the pod stays on a node
+	// once the taint appears; nil is for ever.
+	Seconds *int64 `json:"seconds,omitempty"`
+}
+
+// IsZero reports whether w sets nothing.
+func (w Workload) IsZero() bool {
+	return len(w.Labels) == 0 && len(w.Annotations) == 0 && w.ServiceAccount == "" && len(w.NodeSelector) == 0 &&
+		len(w.Tolerations) == 0 && w.PriorityClass == ""
+}
+
+// WorkloadRunner is a runtime that takes Spec.Workload.
+type WorkloadRunner interface {
+	// CheckWorkload returns what is wrong with w, each problem under the
+	// field it is about (as WorkloadProblem names it); none when w is
+	// valid.
+	CheckWorkload(w Workload) []WorkloadProblem
+}
+
+// WorkloadProblem is one thing wrong with a Workload: Field is the
+// workload attribute's name as the provider writes it (labels,
+// tolerations, ...), Index the element of a list it is about, or -1.
+type WorkloadProblem struct {
+	Field   string
+	Index   int
+	Message string
+}

@@ -1,0 +1,193 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+)
+
+// workloadModel is the agent's kubernetes attribute.
+type workloadModel struct {
+	Labels         types.Map    `tfsdk:"labels"`
+	Annotations    types.Map    `tfsdk:"annotations"`
+	ServiceAccount types.String `tfsdk:"service_account"`
+	NodeSelector   types.Map    `tfsdk:"node_selector"`
+	Tolerations    types.List   `tfsdk:"tolerations"`
+	PriorityClass  types.String `tfsdk:"priority_class"`
+}
+
+type tolerationModel struct {
+	Key               types.String `tfsdk:"key"`
+	Operator          types.String `tfsdk:"operator"`
+	Value             types.String `tfsdk:"value"`
+	Effect            types.String `tfsdk:"effect"`
+	TolerationSeconds types.Int64  `tfsdk:"toleration_seconds"`
+}
+
+var tolerationType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType,
+	"toleration_seconds": types.Int64Type,
+}}
+
+var workloadType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"labels": types.MapType{ElemType: types.StringType}, "annotations": types.MapType{ElemType: types.StringType},
+	"service_account": types.StringType, "node_selector": types.MapType{ElemType: types.StringType},
+	"tolerations": types.ListType{ElemType: tolerationType}, "priority_class": types.StringType,
+}}
+
+func workloadSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "How the agent runs as a workload of the cluster, on the `kubernetes` adapter only (the other adapters " +
+			"refuse it at plan time). Each setting is checked at plan against what the API server accepts; a change of one rolls " +
+			"the agent's pods over without downtime, as a config change does, and a change made outside Terraform (such as " +
+			"`kubectl edit`) shows in plan under `runtime_settings` and is undone by apply.",
+		Attributes: map[string]schema.Attribute{
+			"labels": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Labels of the agent's objects and pods, beside the provider's own (keys beginning with `a2a/` " +
+					"or `app.kubernetes.io/managed-by` are refused).",
+			},
+			"annotations": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Annotations of the agent's objects and pods, beside the provider's own (keys beginning with `a2a/` are refused).",
+			},
+			"service_account": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "The service account the pods run as, for instance for a cloud's workload identity. Its token " +
+					"is then mounted in the pods, which it is not without one.",
+			},
+			"node_selector": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Node labels the pods' nodes must have.",
+			},
+			"tolerations": schema.ListNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Taints the pods tolerate.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key":      schema.StringAttribute{Optional: true, MarkdownDescription: "The taint's key; empty, with operator `Exists`, for every taint."},
+					"operator": schema.StringAttribute{Optional: true, MarkdownDescription: "`Equal` (the default) or `Exists`."},
+					"value":    schema.StringAttribute{Optional: true, MarkdownDescription: "The taint's value, with operator `Equal`."},
+					"effect":   schema.StringAttribute{Optional: true, MarkdownDescription: "`NoSchedule`, `PreferNoSchedule`, `NoExecute`, or empty for all."},
+					"toleration_seconds": schema.Int64Attribute{
+						Optional: true, MarkdownDescription: "With effect `NoExecute`: how long a pod stays on a node once the taint appears.",
+					},
+				}},
+			},
+			"priority_class": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "The PriorityClass of the pods.",
+			},
+		},
+	}
+}
+
+// workloadOf reads the agent's kubernetes attribute; none when it is null
+// or not yet known.
+func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, diag.Diagnostics) {
+	var w agentruntime.Workload
+	if obj.IsNull() || obj.IsUnknown() {
+		return w, nil
+	}
+	var m workloadModel
+	diags := obj.As(ctx, &m, basetypes.ObjectAsOptions{})
+	if diags.HasError() {
+		return w, diags
+	}
+	w.Labels = stringMapOf(ctx, m.Labels, &diags)
+	w.Annotations = stringMapOf(ctx, m.Annotations, &diags)
+	w.NodeSelector = stringMapOf(ctx, m.NodeSelector, &diags)
+	w.ServiceAccount = m.ServiceAccount.ValueString()
+	w.PriorityClass = m.PriorityClass.ValueString()
+	if !m.Tolerations.IsNull() && !m.Tolerations.IsUnknown() {
+		var ts []tolerationModel
+		diags.Append(m.Tolerations.ElementsAs(ctx, &ts, false)...)
+		for _, t := range ts {
+			tol := agentruntime.Toleration{Key: t.Key.ValueString(), Operator: t.Operator.ValueString(), Value: t.Value.ValueString(), Effect: t.Effect.ValueString()}
+			if !t.TolerationSeconds.IsNull() && !t.TolerationSeconds.IsUnknown() {
+				seconds := t.TolerationSeconds.ValueInt64()
+				tol.Seconds = &seconds
+			}
+			w.Tolerations = append(w.Tolerations, tol)
+		}
+	}
+	return w, diags
+}
+
+func stringMapOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	diags.Append(m.ElementsAs(ctx, &out, false)...)
+	return out
+}
+
+// workloadObject is the kubernetes attribute of workload w, as an import
+// reads it back: what is unset is null.
+func workloadObject(w agentruntime.Workload) types.Object {
+	if w.IsZero() {
+		return types.ObjectNull(workloadType.AttrTypes)
+	}
+	tolerations := types.ListNull(tolerationType)
+	if len(w.Tolerations) > 0 {
+		elems := make([]attr.Value, len(w.Tolerations))
+		for i, t := range w.Tolerations {
+			seconds := types.Int64Null()
+			if t.Seconds != nil {
+				seconds = types.Int64Value(*t.Seconds)
+			}
+			elems[i] = types.ObjectValueMust(tolerationType.AttrTypes, map[string]attr.Value{
+				"key": optionalString(t.Key), "operator": optionalString(t.Operator), "value": optionalString(t.Value),
+				"effect": optionalString(t.Effect), "toleration_seconds": seconds,
+			})
+		}
+		tolerations = types.ListValueMust(tolerationType, elems)
+	}
+	return types.ObjectValueMust(workloadType.AttrTypes, map[string]attr.Value{
+		"labels": optionalStringMap(w.Labels), "annotations": optionalStringMap(w.Annotations),
+		"service_account": optionalString(w.ServiceAccount), "node_selector": optionalStringMap(w.NodeSelector),
+		"tolerations": tolerations, "priority_class": optionalString(w.PriorityClass),
+	})
+}
+
+func optionalStringMap(m map[string]string) types.Map {
+	if len(m) == 0 {
+		return types.MapNull(types.StringType)
+	}
+	return stringMap(m)
+}
+
+// checkWorkload refuses a kubernetes attribute the runtime cannot take, at
+// the attribute each problem is about.
+func checkWorkload(ctx context.Context, rt agentruntime.Runtime, plan *agentModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if rt == nil || plan.Kubernetes.IsNull() {
+		return diags
+	}
+	at := path.Root("kubernetes")
+	runner, ok := rt.(agentruntime.WorkloadRunner)
+	if !ok {
+		diags.AddAttributeError(at, "Kubernetes settings on another adapter",
+			fmt.Sprintf("The kubernetes attribute shapes an agent's Deployment and pods on the kubernetes adapter, and this agent runs on "+
+				"the %s adapter. Remove it, or run the agent on the kubernetes adapter (a kubernetes block in the provider block).", rt.Identity().Adapter))
+		return diags
+	}
+	w, diags := workloadOf(ctx, plan.Kubernetes)
+	for _, p := range runner.CheckWorkload(w) {
+		field := at.AtName(p.Field)
+		if p.Index >= 0 {
+			field = field.AtListIndex(p.Index)
+		}
+		diags.AddAttributeError(field, "Invalid kubernetes setting", fmt.Sprintf("kubernetes.%s: %s", p.Field, p.Message))
+	}
+	return diags
+}

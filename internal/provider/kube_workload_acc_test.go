@@ -1,0 +1,130 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// workloadAttribute is an a2a_agent kubernetes attribute with labels team,
+// the service account and priority class given.
+func workloadAttribute(team, account, class string) string {
+	return fmt.Sprintf(`  kubernetes = {
+    labels          = { team = %q }
+    annotations     = { "example.com/owner" = "the %s team" }
+    service_account = %q
+    node_selector   = { "kubernetes.io/os" = "linux" }
+    tolerations     = [{ key = "dedicated", value = "agents", effect = "NoSchedule" }]
+    priority_class  = %q
+  }`, team, team, account, class)
+}
+
+// TestAccKubeAgent_workload: an agent's kubernetes attribute reaches its
+// pods; an edit of its Deployment behind Terraform's back shows in plan
+// and apply undoes it; a changed label rolls the pods over in place; and
+// import reads the attribute back.
+func TestAccKubeAgent_workload(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns, name, id := k.agentTest(t, acc, "Kube Workload")
+	ctx := context.Background()
+	if _, err := k.cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "agents"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	class := ns + "-agents"
+	if _, err := k.cs.SchedulingV1().PriorityClasses().Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: class}, Value: 100}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = k.cs.SchedulingV1().PriorityClasses().Delete(context.Background(), class, metav1.DeleteOptions{})
+	})
+	config := func(team string) string {
+		return acc.agent(fmt.Sprintf("[agent]\nname = %q", name), workloadAttribute(team, "agents", class))
+	}
+	podsRun := func(team string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id) + ",team=" + team})
+			if err != nil {
+				return err
+			}
+			for _, p := range pods.Items {
+				if p.DeletionTimestamp == nil && p.Spec.ServiceAccountName == "agents" && p.Spec.PriorityClassName == class &&
+					p.Spec.NodeSelector["kubernetes.io/os"] == "linux" && p.Annotations["example.com/owner"] == "the "+team+" team" {
+					return nil
+				}
+			}
+			return fmt.Errorf("no pod of agent %s runs with the workload of team %s: %d pods labelled so", id, team, len(pods.Items))
+		}
+	}
+	dropNodeSelector := func() {
+		d, err := k.cs.AppsV1().Deployments(ns).Get(ctx, "a2a-"+id, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Spec.Template.Spec.NodeSelector = nil
+		if _, err := k.cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: append([]resource.TestStep{
+			{
+				Config: config("search"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.node_selector", "kubernetes.io/os=linux"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.labels", "team=search"),
+					podsRun("search"),
+				),
+			},
+			{
+				PreConfig: dropNodeSelector,
+				Config:    config("search"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.node_selector"), knownvalue.StringExact("kubernetes.io/os=linux")),
+				}},
+				Check: podsRun("search"),
+			},
+			{
+				Config: config("ranking"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.labels"), knownvalue.StringExact("team=ranking")),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(podsRun("ranking"), k.checkPods(ns, id, 1)),
+			},
+		}, importSteps(agentAddr, id)...),
+	})
+}
+
+// TestAccKubeAgent_workloadRefused: a kubernetes attribute the API server
+// would refuse is refused at plan, at the attribute.
+func TestAccKubeAgent_workloadRefused(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	_, name, _ := k.agentTest(t, acc, "Kube Workload Refused")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: acc.agent(fmt.Sprintf("[agent]\nname = %q", name),
+				`  kubernetes = {
+    labels      = { "a2a/agent-id" = "other" }
+    tolerations = [{ key = "dedicated", operator = "Exists", value = "agents" }]
+  }`),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)kubernetes\.labels:\s+key\s+"a2a/agent-id".*provider's\s+own.*kubernetes\.tolerations:\s+operator\s+"Exists"\s+takes\s+no\s+value`),
+		}},
+	})
+}
