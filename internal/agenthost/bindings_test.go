@@ -2,6 +2,7 @@ package agenthost
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,6 +115,9 @@ func TestEveryBindingServesTheSameAgent(t *testing.T) {
 					if _, err := client.GetTask(ctx, &a2a.GetTaskRequest{ID: "no-such-task"}); !errors.Is(err, a2a.ErrTaskNotFound) {
 						t.Errorf("GetTask of an unknown task: %v, want %v", err, a2a.ErrTaskNotFound)
 					}
+					if iface.ProtocolVersion == a2a.Version {
+						wantInvalidList(ctx, t, client, iface.ProtocolBinding)
+					}
 					var last a2a.Event
 					for event, err := range client.SendStreamingMessage(ctx, userText("streamed")) {
 						if err != nil {
@@ -143,6 +147,27 @@ func TestEveryBindingServesTheSameAgent(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// wantInvalidList checks that ListTasks refuses what it cannot serve, the
+// same on every binding.
+func wantInvalidList(ctx context.Context, t *testing.T, client *a2aclient.Client, binding a2a.TransportProtocol) {
+	t.Helper()
+	negative := -1
+	invalid := map[string]*a2a.ListTasksRequest{
+		"page size over the limit": {PageSize: 500},
+		"negative history length":  {HistoryLength: &negative},
+	}
+	if binding != a2a.TransportProtocolGRPC {
+		// gRPC's status is an enum, which the client cannot set to a
+		// state it does not know.
+		invalid["unknown status"] = &a2a.ListTasksRequest{Status: "TASK_STATE_LOST"}
+	}
+	for name, req := range invalid {
+		if _, err := client.ListTasks(ctx, req); !errors.Is(err, a2a.ErrInvalidParams) {
+			t.Errorf("ListTasks with a %s: %v, want %v", name, err, a2a.ErrInvalidParams)
+		}
 	}
 }
 

@@ -136,6 +136,7 @@ func TestListTasks(t *testing.T) {
 			{"pageSize": -1},
 			{"pageToken": "not-a-token"},
 			{"historyLength": -5},
+			{"status": "INVALID_STATUS"},
 		} {
 			wantRPCError(t, postRPC(t, h.Endpoint(), "ListTasks", params, nil), -32602)
 		}

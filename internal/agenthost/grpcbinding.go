@@ -2,6 +2,7 @@ package agenthost
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -36,7 +38,7 @@ type grpcEndpoint struct {
 }
 
 func newGRPCEndpoint(handler a2asrv.RequestHandler, gate *callGate) *grpcEndpoint {
-	server := grpc.NewServer(grpc.MaxRecvMsgSize(maxRequestBytes))
+	server := grpc.NewServer(grpc.MaxRecvMsgSize(maxRequestBytes), grpc.UnaryInterceptor(refuseNegativeHistory))
 	grpcv1.NewHandler(handler).RegisterWith(server)
 	grpcv0.NewHandler(handler).RegisterWith(server)
 	return &grpcEndpoint{server: server, gate: gate}
@@ -66,6 +68,16 @@ func (e *grpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = r.WithContext(call.context(r))
 	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(call.body), r.Body))
 	e.server.ServeHTTP(w, r)
+}
+
+// refuseNegativeHistory refuses a negative historyLength as the other
+// bindings do (InvalidParams): the SDK's conversion from the proto reads one
+// as no length at all, which would answer the whole history instead.
+func refuseNegativeHistory(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if r, ok := req.(interface{ GetHistoryLength() int32 }); ok && r.GetHistoryLength() < 0 {
+		return nil, status.Errorf(codes.InvalidArgument, "historyLength must not be negative, got %d", r.GetHistoryLength())
+	}
+	return handler(ctx, req)
 }
 
 // writeGRPCRefusal answers a refused gRPC call with its status alone, in

@@ -190,6 +190,14 @@ func (s *taskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.L
 	return out, nil
 }
 
+// listableStates are the states ListTasks filters by; the unspecified
+// state, written out or left empty, filters by none.
+var listableStates = map[a2a.TaskState]bool{
+	a2a.TaskStateUnspecified: true, "TASK_STATE_UNSPECIFIED": true,
+	a2a.TaskStateSubmitted: true, a2a.TaskStateWorking: true, a2a.TaskStateInputRequired: true, a2a.TaskStateAuthRequired: true,
+	a2a.TaskStateCompleted: true, a2a.TaskStateCanceled: true, a2a.TaskStateFailed: true, a2a.TaskStateRejected: true,
+}
+
 // readListRequest checks a ListTasks request and returns its page size and
 // the position its page starts after (nil for the first page).
 func readListRequest(req *a2a.ListTasksRequest) (pageSize int, after *cursor, err error) {
@@ -202,6 +210,9 @@ func readListRequest(req *a2a.ListTasksRequest) (pageSize int, after *cursor, er
 	}
 	if req.HistoryLength != nil && *req.HistoryLength < 0 {
 		return 0, nil, fmt.Errorf("%w: historyLength must not be negative, got %d", a2a.ErrInvalidParams, *req.HistoryLength)
+	}
+	if !listableStates[req.Status] {
+		return 0, nil, fmt.Errorf("%w: status %q is not a task state (such as %s)", a2a.ErrInvalidParams, req.Status, a2a.TaskStateCompleted)
 	}
 	if req.PageToken != "" {
 		c, err := parseCursor(req.PageToken)
