@@ -9,8 +9,8 @@ import "github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 // which reaches its agents' objects is not one: Agent.Settings stays nil.
 type SettingsRunner interface {
 	// AgentSettings are the settings the objects of the agent of cfg, with
-	// workload w, are made with now, each under the name of the attribute
-	// that sets it (such as "kubernetes.base_image"), valued as
-	// Agent.Settings reads them back off the objects.
-	AgentSettings(cfg *agentconfig.Config, w Workload) map[string]string
+	// workload w and replicas instances, are made with now, each under the
+	// name of the attribute that sets it (such as "kubernetes.base_image"),
+	// valued as Agent.Settings reads them back off the objects.
+	AgentSettings(cfg *agentconfig.Config, w Workload, replicas int) map[string]string
 }

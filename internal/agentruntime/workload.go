@@ -20,6 +20,33 @@ type Workload struct {
 	Tolerations []Toleration `json:"tolerations,omitempty"`
 	// PriorityClass names the pods' PriorityClass.
 	PriorityClass string `json:"priorityClass,omitempty"`
+	// TopologySpread spreads the pods across a topology; nil leaves the
+	// runtime's default (across nodes, when the agent runs two or more).
+	TopologySpread *TopologySpread `json:"topologySpread,omitempty"`
+	// DisruptionBudget bounds the pods voluntary disruptions (a node's
+	// drain) may take at once; nil leaves the runtime's default (one at a
+	// time, when the agent runs two or more).
+	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
+}
+
+// TopologySpread spreads an agent's pods across the domains of a topology.
+type TopologySpread struct {
+	// TopologyKey is the node label whose values are the domains, such as
+	// kubernetes.io/hostname (nodes) or topology.kubernetes.io/zone.
+	TopologyKey string `json:"topologyKey"`
+	// WhenUnsatisfiable is "ScheduleAnyway" (prefer a spread) or
+	// "DoNotSchedule" (require it).
+	WhenUnsatisfiable string `json:"whenUnsatisfiable"`
+	// MaxSkew is how many more pods one domain may have than another.
+	MaxSkew int32 `json:"maxSkew"`
+}
+
+// DisruptionBudget says how many of an agent's pods must stay, or how
+// many may go, during voluntary disruptions: exactly one of the two is set,
+// each an integer or a percentage ("50%").
+type DisruptionBudget struct {
+	MinAvailable   string `json:"minAvailable,omitempty"`
+	MaxUnavailable string `json:"maxUnavailable,omitempty"`
 }
 
 // Toleration lets pods onto nodes with a matching taint.
@@ -39,7 +66,7 @@ type Toleration struct {
 // IsZero reports whether w sets nothing.
 func (w Workload) IsZero() bool {
 	return len(w.Labels) == 0 && len(w.Annotations) == 0 && w.ServiceAccount == "" && len(w.NodeSelector) == 0 &&
-		len(w.Tolerations) == 0 && w.PriorityClass == ""
+		len(w.Tolerations) == 0 && w.PriorityClass == "" && w.TopologySpread == nil && w.DisruptionBudget == nil
 }
 
 // WorkloadRunner is a runtime that takes Spec.Workload.

@@ -224,7 +224,7 @@ func planSettings(ctx context.Context, rt agentruntime.Runtime, prior, plan *age
 		// checkWorkload has read the workload already, and reported
 		// anything wrong with it.
 		w, _ := workloadOf(ctx, plan.Kubernetes)
-		plan.Settings = stringMap(runner.AgentSettings(cfg, w))
+		plan.Settings = stringMap(runner.AgentSettings(cfg, w, replicasOf(plan)))
 	}
 }
 

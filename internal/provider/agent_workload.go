@@ -22,6 +22,19 @@ type workloadModel struct {
 	NodeSelector   types.Map    `tfsdk:"node_selector"`
 	Tolerations    types.List   `tfsdk:"tolerations"`
 	PriorityClass  types.String `tfsdk:"priority_class"`
+	TopologySpread types.Object `tfsdk:"topology_spread"`
+	Budget         types.Object `tfsdk:"disruption_budget"`
+}
+
+type spreadModel struct {
+	TopologyKey       types.String `tfsdk:"topology_key"`
+	WhenUnsatisfiable types.String `tfsdk:"when_unsatisfiable"`
+	MaxSkew           types.Int64  `tfsdk:"max_skew"`
+}
+
+type budgetModel struct {
+	MinAvailable   types.String `tfsdk:"min_available"`
+	MaxUnavailable types.String `tfsdk:"max_unavailable"`
 }
 
 type tolerationModel struct {
@@ -37,10 +50,19 @@ var tolerationType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"toleration_seconds": types.Int64Type,
 }}
 
+var spreadType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"topology_key": types.StringType, "when_unsatisfiable": types.StringType, "max_skew": types.Int64Type,
+}}
+
+var budgetType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"min_available": types.StringType, "max_unavailable": types.StringType,
+}}
+
 var workloadType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"labels": types.MapType{ElemType: types.StringType}, "annotations": types.MapType{ElemType: types.StringType},
 	"service_account": types.StringType, "node_selector": types.MapType{ElemType: types.StringType},
 	"tolerations": types.ListType{ElemType: tolerationType}, "priority_class": types.StringType,
+	"topology_spread": spreadType, "disruption_budget": budgetType,
 }}
 
 func workloadSchema() schema.SingleNestedAttribute {
@@ -86,6 +108,35 @@ func workloadSchema() schema.SingleNestedAttribute {
 				Optional:            true,
 				MarkdownDescription: "The PriorityClass of the pods.",
 			},
+			"topology_spread": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "How the pods spread across a topology. Default, for an agent of two or more replicas: across " +
+					"nodes (`kubernetes.io/hostname`) where the cluster can (`ScheduleAnyway`), at most one pod more on one node than another.",
+				Attributes: map[string]schema.Attribute{
+					"topology_key": schema.StringAttribute{
+						Required: true, MarkdownDescription: "The node label whose values are the domains, such as `kubernetes.io/hostname` or `topology.kubernetes.io/zone`.",
+					},
+					"when_unsatisfiable": schema.StringAttribute{
+						Required: true, MarkdownDescription: "`ScheduleAnyway` (prefer the spread) or `DoNotSchedule` (require it).",
+					},
+					"max_skew": schema.Int64Attribute{
+						Required: true, MarkdownDescription: "How many more pods one domain may have than another; at least 1.",
+					},
+				},
+			},
+			"disruption_budget": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "A PodDisruptionBudget: how many pods must stay, or may go at once, while a node is drained. " +
+					"Default, for an agent of two or more replicas: `max_unavailable = \"1\"`; none for one replica.",
+				Attributes: map[string]schema.Attribute{
+					"min_available": schema.StringAttribute{
+						Optional: true, MarkdownDescription: "Pods that must stay available: a number (`\"2\"`) or a percentage (`\"50%\"`).",
+					},
+					"max_unavailable": schema.StringAttribute{
+						Optional: true, MarkdownDescription: "Pods that may be unavailable at once: a number or a percentage. Exactly one of the two is set.",
+					},
+				},
+			},
 		},
 	}
 }
@@ -118,6 +169,17 @@ func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, d
 			}
 			w.Tolerations = append(w.Tolerations, tol)
 		}
+	}
+	if !m.TopologySpread.IsNull() && !m.TopologySpread.IsUnknown() {
+		var sp spreadModel
+		diags.Append(m.TopologySpread.As(ctx, &sp, basetypes.ObjectAsOptions{})...)
+		w.TopologySpread = &agentruntime.TopologySpread{TopologyKey: sp.TopologyKey.ValueString(),
+			WhenUnsatisfiable: sp.WhenUnsatisfiable.ValueString(), MaxSkew: int32(sp.MaxSkew.ValueInt64())}
+	}
+	if !m.Budget.IsNull() && !m.Budget.IsUnknown() {
+		var b budgetModel
+		diags.Append(m.Budget.As(ctx, &b, basetypes.ObjectAsOptions{})...)
+		w.DisruptionBudget = &agentruntime.DisruptionBudget{MinAvailable: b.MinAvailable.ValueString(), MaxUnavailable: b.MaxUnavailable.ValueString()}
 	}
 	return w, diags
 }
@@ -152,10 +214,24 @@ func workloadObject(w agentruntime.Workload) types.Object {
 		}
 		tolerations = types.ListValueMust(tolerationType, elems)
 	}
+	spread := types.ObjectNull(spreadType.AttrTypes)
+	if sp := w.TopologySpread; sp != nil {
+		spread = types.ObjectValueMust(spreadType.AttrTypes, map[string]attr.Value{
+			"topology_key": types.StringValue(sp.TopologyKey), "when_unsatisfiable": types.StringValue(sp.WhenUnsatisfiable),
+			"max_skew": types.Int64Value(int64(sp.MaxSkew)),
+		})
+	}
+	budget := types.ObjectNull(budgetType.AttrTypes)
+	if b := w.DisruptionBudget; b != nil {
+		budget = types.ObjectValueMust(budgetType.AttrTypes, map[string]attr.Value{
+			"min_available": optionalString(b.MinAvailable), "max_unavailable": optionalString(b.MaxUnavailable),
+		})
+	}
 	return types.ObjectValueMust(workloadType.AttrTypes, map[string]attr.Value{
 		"labels": optionalStringMap(w.Labels), "annotations": optionalStringMap(w.Annotations),
 		"service_account": optionalString(w.ServiceAccount), "node_selector": optionalStringMap(w.NodeSelector),
 		"tolerations": tolerations, "priority_class": optionalString(w.PriorityClass),
+		"topology_spread": spread, "disruption_budget": budget,
 	})
 }
 

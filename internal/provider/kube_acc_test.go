@@ -155,6 +155,9 @@ func (k *kubeCluster) agentObjects(ctx context.Context, ns, selector string) map
 		"configmaps":  func() (runtime.Object, error) { return k.cs.CoreV1().ConfigMaps(ns).List(ctx, opts) },
 		"secrets":     func() (runtime.Object, error) { return k.cs.CoreV1().Secrets(ns).List(ctx, opts) },
 		"pods":        func() (runtime.Object, error) { return k.cs.CoreV1().Pods(ns).List(ctx, opts) },
+		"poddisruptionbudgets": func() (runtime.Object, error) {
+			return k.cs.PolicyV1().PodDisruptionBudgets(ns).List(ctx, opts)
+		},
 	}
 }
 

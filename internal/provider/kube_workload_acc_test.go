@@ -25,12 +25,15 @@ func workloadAttribute(team, account, class string) string {
     node_selector   = { "kubernetes.io/os" = "linux" }
     tolerations     = [{ key = "dedicated", value = "agents", effect = "NoSchedule" }]
     priority_class  = %q
+    topology_spread = { topology_key = "kubernetes.io/hostname", when_unsatisfiable = "ScheduleAnyway", max_skew = 2 }
+    disruption_budget = { min_available = "1" }
   }`, team, team, account, class)
 }
 
 // TestAccKubeAgent_workload: an agent's kubernetes attribute reaches its
-// pods; an edit of its Deployment behind Terraform's back shows in plan
-// and apply undoes it; a changed label rolls the pods over in place; and
+// pods and its disruption budget; an edit of its Deployment and the
+// budget's deletion behind Terraform's back show in plan and apply undoes
+// them; a changed label rolls the pods over in place; and
 // import reads the attribute back.
 func TestAccKubeAgent_workload(t *testing.T) {
 	acc := newAccTest(t)
@@ -74,6 +77,16 @@ func TestAccKubeAgent_workload(t *testing.T) {
 		if _, err := k.cs.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		if err := k.cs.PolicyV1().PodDisruptionBudgets(ns).Delete(ctx, "a2a-"+id, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	budgetBack := func(*terraform.State) error {
+		pdb, err := k.cs.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "a2a-"+id, metav1.GetOptions{})
+		if err != nil || pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.String() != "1" {
+			return fmt.Errorf("the agent's disruption budget is %+v (%v), want min_available 1", pdb, err)
+		}
+		return nil
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -85,6 +98,8 @@ func TestAccKubeAgent_workload(t *testing.T) {
 					resource.TestCheckResourceAttr(agentAddr, "health", "healthy"),
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.node_selector", "kubernetes.io/os=linux"),
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.labels", "team=search"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.topology_spread", "kubernetes.io/hostname ScheduleAnyway max_skew=2"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.disruption_budget", "min_available=1"),
 					podsRun("search"),
 				),
 			},
@@ -94,8 +109,9 @@ func TestAccKubeAgent_workload(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.node_selector"), knownvalue.StringExact("kubernetes.io/os=linux")),
+					plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.disruption_budget"), knownvalue.StringExact("min_available=1")),
 				}},
-				Check: podsRun("search"),
+				Check: resource.ComposeAggregateTestCheckFunc(podsRun("search"), budgetBack),
 			},
 			{
 				Config: config("ranking"),

@@ -28,7 +28,7 @@ const (
 // AgentSettings are the settings a container made now for the agent of cfg
 // would carry. A base image whose reference cannot be told (an unreadable
 // executable) is left out: provisioning says why.
-func (r *Runtime) AgentSettings(cfg *agentconfig.Config, _ agentruntime.Workload) map[string]string {
+func (r *Runtime) AgentSettings(cfg *agentconfig.Config, _ agentruntime.Workload, _ int) map[string]string {
 	image := cfg.Runtime.Image
 	if image == "" {
 		image, _ = r.baseImageRef()

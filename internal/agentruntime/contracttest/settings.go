@@ -27,7 +27,7 @@ func testSettings(t *testing.T, h Harness) {
 		}
 		return
 	}
-	planned := runner.AgentSettings(cfg, agentruntime.Workload{})
+	planned := runner.AgentSettings(cfg, agentruntime.Workload{}, 0)
 	if len(planned) == 0 || !maps.Equal(planned, getAgent(t, rt, a.ID).Settings) {
 		t.Fatalf("Get read back settings %v, AgentSettings planned %v", getAgent(t, rt, a.ID).Settings, planned)
 	}
@@ -35,7 +35,7 @@ func testSettings(t *testing.T, h Harness) {
 		t.Fatal("the runtime is a SettingsRunner, but the harness gives no runtime with other settings (OtherSettings)")
 	}
 	other := h.OtherSettings(t)
-	replanned := other.(agentruntime.SettingsRunner).AgentSettings(cfg, agentruntime.Workload{})
+	replanned := other.(agentruntime.SettingsRunner).AgentSettings(cfg, agentruntime.Workload{}, 0)
 	if maps.Equal(replanned, planned) {
 		t.Fatalf("a runtime with other settings plans the same ones, %v", planned)
 	}

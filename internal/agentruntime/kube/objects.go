@@ -347,7 +347,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 			},
 		},
 	}
-	applyWorkload(b.workload, &d.Spec.Template)
+	applyWorkload(b.workload, b.replicas, r.selector(id), &d.Spec.Template)
 	return d
 }
 

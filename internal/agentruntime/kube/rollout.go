@@ -149,6 +149,10 @@ func (r *Runtime) roll(ctx context.Context, op string, b blueprint, data map[str
 		capture.cancel()
 		return err
 	}
+	if err := r.putBudget(ctx, op, b); err != nil {
+		capture.cancel()
+		return err
+	}
 	return r.keepLogs(op, id, b.name, capture.wait())
 }
 

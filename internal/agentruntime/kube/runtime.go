@@ -31,6 +31,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -215,6 +216,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 		if err := r.waitScaled(ctx, op, id, before); err != nil {
 			return agentruntime.Agent{}, err
 		}
+	}
+	if err := r.putBudget(ctx, op, b); err != nil {
+		return agentruntime.Agent{}, err
 	}
 	if b.creation == nil {
 		// Provisioned by its owner, whose annotations carry no creation:
@@ -492,7 +496,11 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, d, cm, pods), nil
+	budget, err := r.budget(ctx, op, id, name)
+	if err != nil {
+		return agentruntime.Agent{}, err
+	}
+	return r.agent(ctx, d, cm, pods, budget), nil
 }
 
 // damagedConfig is the error about an agent whose ConfigMap holds a config
@@ -588,6 +596,14 @@ func (r *Runtime) Survey(ctx context.Context) (agentruntime.Survey, error) {
 	for _, p := range pods.Items {
 		podsOf[p.Labels[labelAgentID]] = append(podsOf[p.Labels[labelAgentID]], p)
 	}
+	pdbs, err := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return agentruntime.Survey{}, r.clusterError(op, "", err)
+	}
+	budgets := map[string]*policyv1.PodDisruptionBudget{}
+	for i := range pdbs.Items {
+		budgets[pdbs.Items[i].Labels[labelAgentID]] = &pdbs.Items[i]
+	}
 	var s agentruntime.Survey
 	s.Agents = make([]agentruntime.Agent, len(deps.Items))
 	var wg sync.WaitGroup
@@ -598,7 +614,7 @@ func (r *Runtime) Survey(ctx context.Context) (agentruntime.Survey, error) {
 		if _, err := provisionedConfig(d, configs[id]); err != nil {
 			s.AddUnreadable(damagedConfig(op, id, err))
 		}
-		wg.Go(func() { s.Agents[i] = r.agent(ctx, d, configs[id], podsOf[id]) })
+		wg.Go(func() { s.Agents[i] = r.agent(ctx, d, configs[id], podsOf[id], budgets[id]) })
 	}
 	wg.Wait()
 	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].ID < s.Agents[j].ID })
@@ -634,6 +650,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	if err := deleteOwned(ctx, r, op, id, "secret", r.cs.CoreV1().Secrets(ns), background); err != nil {
 		return err
 	}
+	if err := deleteOwned(ctx, r, op, id, "poddisruptionbudget", r.cs.PolicyV1().PodDisruptionBudgets(ns), background); err != nil {
+		return err
+	}
 	crashpoint.Hit("kube-deprovision-deleted")
 	if err := r.waitPodsGone(ctx, op, id); err != nil {
 		return err
@@ -665,8 +684,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	return nil
 }
 
-// agent is the runtime's view of the agent's objects; running ones are probed.
-func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.ConfigMap, pods []corev1.Pod) agentruntime.Agent {
+// agent is the runtime's view of the agent's objects, its disruption
+// budget nil when it has none; running ones are probed.
+func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.ConfigMap, pods []corev1.Pod, budget *policyv1.PodDisruptionBudget) agentruntime.Agent {
 	ann := d.Annotations
 	port, _ := strconv.Atoi(ann[annotationPort])
 	a := agentruntime.Agent{
@@ -679,7 +699,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		EnvAllowlist: ann[annotationAllowlist],
 		Replicas:     int(replicasOf(d)),
 		Unclaimed:    ann[annotationCreation] != "",
-		Settings:     settingsOf(d),
+		Settings:     settingsOf(d, budget),
 		Workload:     workloadOf(d),
 	}
 	paths := cardPathsOf(ann)

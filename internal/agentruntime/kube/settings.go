@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -26,15 +28,16 @@ const (
 // AgentSettings reads the settings off the Deployment the agent of cfg
 // would have now, so that they compare equal to those Get reads off the
 // one it has exactly when the pods would not change.
-func (r *Runtime) AgentSettings(cfg *agentconfig.Config, w agentruntime.Workload) map[string]string {
-	return settingsOf(r.deployment(blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w}, 0, false, ""))
+func (r *Runtime) AgentSettings(cfg *agentconfig.Config, w agentruntime.Workload, replicas int) map[string]string {
+	b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w, replicas: int32(cmp.Or(replicas, r.opts.Replicas))}
+	return settingsOf(r.deployment(b, 0, false, ""), r.podDisruptionBudget(b))
 }
 
-// settingsOf reads the provider's settings off the pod template of d: off
-// the live object, so that one changed behind the provider's back is drift
-// as well. An agent brought in its own image takes neither the base image
+// settingsOf reads the provider's settings off the pod template of d, and
+// the agent's disruption budget off budget (nil: none): off the live
+// objects, so that one changed behind the provider's back is drift as well. An agent brought in its own image takes neither the base image
 // nor its pull policy.
-func settingsOf(d *appsv1.Deployment) map[string]string {
+func settingsOf(d *appsv1.Deployment, budget *policyv1.PodDisruptionBudget) map[string]string {
 	pod := d.Spec.Template.Spec
 	if len(pod.Containers) == 0 {
 		return nil
@@ -56,6 +59,9 @@ func settingsOf(d *appsv1.Deployment) map[string]string {
 		settings[settingImagePullPolicy] = string(c.ImagePullPolicy)
 	}
 	workloadSettings(d.Spec.Template, settings)
+	if budget != nil {
+		settings[settingDisruptionBudget] = formatBudget(budget.Spec)
+	}
 	return settings
 }
 

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,6 +12,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -33,7 +38,42 @@ const (
 	settingNodeSelector   = "kubernetes.node_selector"
 	settingTolerations    = "kubernetes.tolerations"
 	settingPriorityClass  = "kubernetes.priority_class"
+	settingTopologySpread = "kubernetes.topology_spread"
+	// settingDisruptionBudget is read off the agent's PodDisruptionBudget.
+	settingDisruptionBudget = "kubernetes.disruption_budget"
 )
+
+// The defaults of an agent that runs two or more pods: spread across nodes
+// where the cluster can, and at most one pod disrupted at a time, so that a
+// node's drain never takes the agent down.
+var (
+	defaultSpread = agentruntime.TopologySpread{TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: string(corev1.ScheduleAnyway), MaxSkew: 1}
+	defaultBudget = agentruntime.DisruptionBudget{MaxUnavailable: "1"}
+)
+
+// spreadOf is how the pods of an agent of workload w running replicas pods
+// spread: as w says, else by default when there are two or more.
+func spreadOf(w agentruntime.Workload, replicas int32) *agentruntime.TopologySpread {
+	switch {
+	case w.TopologySpread != nil:
+		return w.TopologySpread
+	case replicas >= 2:
+		return &defaultSpread
+	}
+	return nil
+}
+
+// budgetOf is the disruption budget of an agent of workload w running
+// replicas pods: w's, else by default when there are two or more.
+func budgetOf(w agentruntime.Workload, replicas int32) *agentruntime.DisruptionBudget {
+	switch {
+	case w.DisruptionBudget != nil:
+		return w.DisruptionBudget
+	case replicas >= 2:
+		return &defaultBudget
+	}
+	return nil
+}
 
 var _ agentruntime.WorkloadRunner = (*Runtime)(nil)
 
@@ -88,7 +128,117 @@ func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.Workload
 			add("tolerations", i, "%s", problem)
 		}
 	}
+	if sp := w.TopologySpread; sp != nil {
+		if problem := spreadProblem(*sp); problem != "" {
+			add("topology_spread", -1, "%s", problem)
+		}
+	}
+	if b := w.DisruptionBudget; b != nil {
+		if problem := budgetProblem(*b); problem != "" {
+			add("disruption_budget", -1, "%s", problem)
+		}
+	}
 	return found
+}
+
+func spreadProblem(sp agentruntime.TopologySpread) string {
+	if msgs := validation.IsQualifiedName(sp.TopologyKey); len(msgs) > 0 {
+		return fmt.Sprintf("topology_key %q: %s", sp.TopologyKey, strings.Join(msgs, "; "))
+	}
+	switch corev1.UnsatisfiableConstraintAction(sp.WhenUnsatisfiable) {
+	case corev1.ScheduleAnyway, corev1.DoNotSchedule:
+	default:
+		return fmt.Sprintf("when_unsatisfiable %q is not one of %q, %q", sp.WhenUnsatisfiable, corev1.ScheduleAnyway, corev1.DoNotSchedule)
+	}
+	if sp.MaxSkew < 1 {
+		return fmt.Sprintf("max_skew %d must be at least 1", sp.MaxSkew)
+	}
+	return ""
+}
+
+func budgetProblem(b agentruntime.DisruptionBudget) string {
+	if (b.MinAvailable == "") == (b.MaxUnavailable == "") {
+		return "set exactly one of min_available and max_unavailable"
+	}
+	for _, v := range []struct{ name, value string }{{"min_available", b.MinAvailable}, {"max_unavailable", b.MaxUnavailable}} {
+		if v.value != "" && !validBudgetValue(v.value) {
+			return fmt.Sprintf("%s %q is neither a whole number of pods (\"1\") nor a percentage of them (\"50%%\")", v.name, v.value)
+		}
+	}
+	return ""
+}
+
+func validBudgetValue(v string) bool {
+	digits, percent := strings.CutSuffix(v, "%")
+	n, err := strconv.Atoi(digits)
+	return err == nil && n >= 0 && (!percent || n <= 100) && strconv.Itoa(n) == digits
+}
+
+// budgetValue is v as the PodDisruptionBudget writes it.
+func budgetValue(v string) *intstr.IntOrString {
+	if v == "" {
+		return nil
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return ptr(intstr.FromInt32(int32(n)))
+	}
+	return ptr(intstr.FromString(v))
+}
+
+// podDisruptionBudget is the agent's PodDisruptionBudget, or nil when it
+// has none.
+func (r *Runtime) podDisruptionBudget(b blueprint) *policyv1.PodDisruptionBudget {
+	budget := budgetOf(b.workload, b.replicas)
+	if budget == nil {
+		return nil
+	}
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: r.meta(b),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			Selector:       &metav1.LabelSelector{MatchLabels: r.selector(b.cfg.ID())},
+			MinAvailable:   budgetValue(budget.MinAvailable),
+			MaxUnavailable: budgetValue(budget.MaxUnavailable),
+		},
+	}
+}
+
+// putBudget gives the agent the PodDisruptionBudget b asks for, or deletes
+// the one it has when b asks for none. It follows the Deployment: a crash
+// between the two leaves a budget that reads other than planned, which the
+// next apply puts right.
+func (r *Runtime) putBudget(ctx context.Context, op string, b blueprint) error {
+	api := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace)
+	want := r.podDisruptionBudget(b)
+	if want == nil {
+		return deleteOwned(ctx, r, op, b.cfg.ID(), "poddisruptionbudget", api, metav1.DeletePropagationBackground)
+	}
+	return put(ctx, r, op, b.cfg.ID(), "poddisruptionbudget", api, want, nil)
+}
+
+// budget reads the agent's PodDisruptionBudget, named name; nil when it has
+// none of its own.
+func (r *Runtime) budget(ctx context.Context, op, id, name string) (*policyv1.PodDisruptionBudget, error) {
+	pdb, err := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, r.clusterError(op, id, err)
+	case r.checkOwned(op, id, "poddisruptionbudget", pdb) != nil:
+		return nil, nil
+	}
+	return pdb, nil
+}
+
+// formatBudget writes a budget as settings show it.
+func formatBudget(spec policyv1.PodDisruptionBudgetSpec) string {
+	switch {
+	case spec.MinAvailable != nil:
+		return "min_available=" + spec.MinAvailable.String()
+	case spec.MaxUnavailable != nil:
+		return "max_unavailable=" + spec.MaxUnavailable.String()
+	}
+	return "none"
 }
 
 func reserved(key string) bool {
@@ -140,8 +290,15 @@ func tolerationProblem(t agentruntime.Toleration) string {
 }
 
 // applyWorkload puts w on the pod spec and the pod template's labels and
-// annotations, beside the adapter's own, which win.
-func applyWorkload(w agentruntime.Workload, tmpl *corev1.PodTemplateSpec) {
+// annotations, beside the adapter's own, which win, and spreads the pods
+// of an agent that runs replicas of them.
+func applyWorkload(w agentruntime.Workload, replicas int32, selector map[string]string, tmpl *corev1.PodTemplateSpec) {
+	if sp := spreadOf(w, replicas); sp != nil {
+		tmpl.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{
+			MaxSkew: sp.MaxSkew, TopologyKey: sp.TopologyKey, WhenUnsatisfiable: corev1.UnsatisfiableConstraintAction(sp.WhenUnsatisfiable),
+			LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
+		}}
+	}
 	tmpl.Labels = withOwn(w.Labels, tmpl.Labels)
 	tmpl.Annotations = withOwn(w.Annotations, tmpl.Annotations)
 	pod := &tmpl.Spec
@@ -219,6 +376,11 @@ func workloadSettings(tmpl corev1.PodTemplateSpec, settings map[string]string) {
 		tolerations = append(tolerations, s)
 	}
 	setIf(settingTolerations, strings.Join(tolerations, ", "))
+	spreads := make([]string, 0, len(pod.TopologySpreadConstraints))
+	for _, c := range pod.TopologySpreadConstraints {
+		spreads = append(spreads, fmt.Sprintf("%s %s max_skew=%d", c.TopologyKey, c.WhenUnsatisfiable, c.MaxSkew))
+	}
+	setIf(settingTopologySpread, strings.Join(spreads, ", "))
 }
 
 // formatMap writes the entries of m whose keys keep admits as k=v, sorted.

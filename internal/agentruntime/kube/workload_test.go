@@ -44,6 +44,15 @@ func TestCheckWorkload(t *testing.T) {
 		{"no key, equal", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Value: "v"}}}, "tolerations", "without a key"},
 		{"effect", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Key: "k", Effect: "NoRun"}}}, "tolerations", `effect "NoRun"`},
 		{"seconds without NoExecute", agentruntime.Workload{Tolerations: []agentruntime.Toleration{{Key: "k", Effect: "NoSchedule", Seconds: &seconds}}}, "tolerations", "NoExecute"},
+		{"spread", agentruntime.Workload{TopologySpread: &agentruntime.TopologySpread{TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: "DoNotSchedule", MaxSkew: 2}}, "", ""},
+		{"spread key", agentruntime.Workload{TopologySpread: &agentruntime.TopologySpread{TopologyKey: "no key", WhenUnsatisfiable: "ScheduleAnyway", MaxSkew: 1}}, "topology_spread", `topology_key "no key"`},
+		{"spread action", agentruntime.Workload{TopologySpread: &agentruntime.TopologySpread{TopologyKey: "zone", WhenUnsatisfiable: "Maybe", MaxSkew: 1}}, "topology_spread", `when_unsatisfiable "Maybe"`},
+		{"spread skew", agentruntime.Workload{TopologySpread: &agentruntime.TopologySpread{TopologyKey: "zone", WhenUnsatisfiable: "ScheduleAnyway"}}, "topology_spread", "max_skew 0"},
+		{"budget", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MinAvailable: "50%"}}, "", ""},
+		{"budget of both", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MinAvailable: "1", MaxUnavailable: "1"}}, "disruption_budget", "exactly one"},
+		{"budget of neither", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{}}, "disruption_budget", "exactly one"},
+		{"budget value", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MaxUnavailable: "one"}}, "disruption_budget", `max_unavailable "one"`},
+		{"budget percent", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MinAvailable: "150%"}}, "disruption_budget", `min_available "150%"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,7 +122,7 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 	if err != nil || svc.Labels["team"] != "search" || svc.Annotations["example.com/owner"] != "search team" {
 		t.Errorf("the Service carries labels %v and annotations %v (%v), want the workload's", svc.Labels, svc.Annotations, err)
 	}
-	planned := rt.AgentSettings(cfg, w)
+	planned := rt.AgentSettings(cfg, w, 0)
 	got := getAgent(t, rt, a.ID)
 	if !maps.Equal(got.Settings, planned) || !reflect.DeepEqual(got.Workload, w) {
 		t.Fatalf("Get read back settings %v and workload %+v; want %v and %+v", got.Settings, got.Workload, planned, w)
@@ -159,6 +168,64 @@ func waitHealthy(t *testing.T, rt *Runtime, id string) {
 	})
 	if err != nil {
 		t.Fatalf("agent %s is not healthy: %s, %v", id, last.Health, last.CardError)
+	}
+}
+
+// TestSpreadAndBudget: an agent of two or more pods spreads them across
+// nodes and has a budget of one pod disrupted at a time, which a deleted
+// budget reads as drift of and provisioning puts back; a budget of the
+// workload's own replaces it, and an agent of one pod has none.
+func TestSpreadAndBudget(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	rt := newRuntime(t, opts)
+	ctx := testContext(t)
+	raw := agentConfig("Kube Budget")
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	provision := func(replicas int, w agentruntime.Workload) agentruntime.Agent {
+		t.Helper()
+		a, err := rt.Provision(ctx, agentruntime.Spec{Config: raw, Replicas: replicas, Workload: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, planned := getAgent(t, rt, a.ID).Settings, rt.AgentSettings(cfg, w, replicas); !maps.Equal(got, planned) {
+			t.Fatalf("%d replicas, workload %+v: read back %v, planned %v", replicas, w, got, planned)
+		}
+		return a
+	}
+	a := provision(2, agentruntime.Workload{})
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	settings := getAgent(t, rt, a.ID).Settings
+	if settings[settingTopologySpread] != "kubernetes.io/hostname ScheduleAnyway max_skew=1" || settings[settingDisruptionBudget] != "max_unavailable=1" {
+		t.Errorf("two replicas read back spread %q and budget %q, want the defaults", settings[settingTopologySpread], settings[settingDisruptionBudget])
+	}
+	pdbs := rt.cs.PolicyV1().PodDisruptionBudgets(opts.Namespace)
+	if err := pdbs.Delete(ctx, rt.objectName(a.ID), metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := getAgent(t, rt, a.ID).Settings[settingDisruptionBudget]; ok {
+		t.Error("a deleted budget still reads back")
+	}
+	provision(2, agentruntime.Workload{})
+	provision(2, agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MinAvailable: "50%"}})
+	if pdb, err := pdbs.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{}); err != nil || pdb.Spec.MinAvailable.String() != "50%" || pdb.Spec.MaxUnavailable != nil {
+		t.Errorf("the budget is %+v (%v), want min_available 50%%", pdb, err)
+	}
+	provision(1, agentruntime.Workload{})
+	if _, err := pdbs.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{}); err == nil {
+		t.Error("an agent of one pod still has a budget")
+	}
+	if err := rt.Deprovision(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	provision(3, agentruntime.Workload{})
+	if err := rt.Deprovision(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := pdbs.List(ctx, metav1.ListOptions{LabelSelector: labelAgentID + "=" + a.ID}); err != nil || len(list.Items) != 0 {
+		t.Errorf("deprovisioned, the agent leaves budgets %v (%v)", list, err)
 	}
 }
 
