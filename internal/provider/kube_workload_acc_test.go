@@ -83,8 +83,11 @@ func TestAccKubeAgent_workload(t *testing.T) {
 	}
 	budgetBack := func(*terraform.State) error {
 		pdb, err := k.cs.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "a2a-"+id, metav1.GetOptions{})
-		if err != nil || pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.String() != "1" {
-			return fmt.Errorf("the agent's disruption budget is %+v (%v), want min_available 1", pdb, err)
+		if err != nil {
+			return fmt.Errorf("the agent's disruption budget: %w", err)
+		}
+		if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.String() != "1" {
+			return fmt.Errorf("the agent's disruption budget is %+v, want min_available 1", pdb.Spec)
 		}
 		return nil
 	}

@@ -224,8 +224,9 @@ func (r *Runtime) budget(ctx context.Context, op, id, name string) (*policyv1.Po
 		return nil, nil
 	case err != nil:
 		return nil, r.clusterError(op, id, err)
-	case r.checkOwned(op, id, "poddisruptionbudget", pdb) != nil:
-		return nil, nil
+	}
+	if l := pdb.GetLabels(); l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+		return nil, nil // another's, which says nothing of this agent
 	}
 	return pdb, nil
 }
