@@ -27,6 +27,30 @@ type Workload struct {
 	// drain) may take at once; nil leaves the runtime's default (one at a
 	// time, when the agent runs two or more).
 	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
+	// Resources the agent's container requests and is limited to; each
+	// empty field keeps the runtime's.
+	Resources Resources `json:"resources,omitzero"`
+	// Service shapes the agent's Service, for a gateway or mesh that
+	// routes to it; nil leaves it as the runtime makes it.
+	Service *Service `json:"service,omitempty"`
+}
+
+// Service is what a gateway reads off an agent's Service.
+type Service struct {
+	// AppProtocol names the protocol of the Service's port, such as
+	// "kubernetes.io/h2c" (HTTP/2 without TLS, which carries gRPC too).
+	AppProtocol string `json:"appProtocol,omitempty"`
+	// Annotations go on the Service alone, beside the workload's.
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+// Resources are Kubernetes quantities: "250m" or "0.5" of CPU, "128Mi" of
+// memory.
+type Resources struct {
+	CPURequest    string `json:"cpuRequest,omitempty"`
+	MemoryRequest string `json:"memoryRequest,omitempty"`
+	CPULimit      string `json:"cpuLimit,omitempty"`
+	MemoryLimit   string `json:"memoryLimit,omitempty"`
 }
 
 // TopologySpread spreads an agent's pods across the domains of a topology.
@@ -66,7 +90,8 @@ type Toleration struct {
 // IsZero reports whether w sets nothing.
 func (w Workload) IsZero() bool {
 	return len(w.Labels) == 0 && len(w.Annotations) == 0 && w.ServiceAccount == "" && len(w.NodeSelector) == 0 &&
-		len(w.Tolerations) == 0 && w.PriorityClass == "" && w.TopologySpread == nil && w.DisruptionBudget == nil
+		len(w.Tolerations) == 0 && w.PriorityClass == "" && w.TopologySpread == nil && w.DisruptionBudget == nil &&
+		w.Resources == (Resources{}) && w.Service == nil
 }
 
 // WorkloadRunner is a runtime that takes Spec.Workload.

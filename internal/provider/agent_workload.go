@@ -24,6 +24,20 @@ type workloadModel struct {
 	PriorityClass  types.String `tfsdk:"priority_class"`
 	TopologySpread types.Object `tfsdk:"topology_spread"`
 	Budget         types.Object `tfsdk:"disruption_budget"`
+	Resources      types.Object `tfsdk:"resources"`
+	Service        types.Object `tfsdk:"service"`
+}
+
+type serviceModel struct {
+	AppProtocol types.String `tfsdk:"app_protocol"`
+	Annotations types.Map    `tfsdk:"annotations"`
+}
+
+type resourcesModel struct {
+	CPURequest    types.String `tfsdk:"cpu_request"`
+	MemoryRequest types.String `tfsdk:"memory_request"`
+	CPULimit      types.String `tfsdk:"cpu_limit"`
+	MemoryLimit   types.String `tfsdk:"memory_limit"`
 }
 
 type spreadModel struct {
@@ -58,11 +72,20 @@ var budgetType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"min_available": types.StringType, "max_unavailable": types.StringType,
 }}
 
+var resourcesType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"cpu_request": types.StringType, "memory_request": types.StringType, "cpu_limit": types.StringType, "memory_limit": types.StringType,
+}}
+
+var serviceType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"app_protocol": types.StringType, "annotations": types.MapType{ElemType: types.StringType},
+}}
+
 var workloadType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"labels": types.MapType{ElemType: types.StringType}, "annotations": types.MapType{ElemType: types.StringType},
 	"service_account": types.StringType, "node_selector": types.MapType{ElemType: types.StringType},
 	"tolerations": types.ListType{ElemType: tolerationType}, "priority_class": types.StringType,
-	"topology_spread": spreadType, "disruption_budget": budgetType,
+	"topology_spread": spreadType, "disruption_budget": budgetType, "resources": resourcesType,
+	"service": serviceType,
 }}
 
 func workloadSchema() schema.SingleNestedAttribute {
@@ -124,6 +147,30 @@ func workloadSchema() schema.SingleNestedAttribute {
 					},
 				},
 			},
+			"resources": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "What the agent's container requests and is limited to, as Kubernetes quantities (`\"250m\"` " +
+					"or `\"0.5\"` of CPU, `\"128Mi\"` of memory). Each one set replaces the provider block's `resources` for this agent.",
+				Attributes: map[string]schema.Attribute{
+					"cpu_request":    schema.StringAttribute{Optional: true, MarkdownDescription: "CPU requested."},
+					"memory_request": schema.StringAttribute{Optional: true, MarkdownDescription: "Memory requested."},
+					"cpu_limit":      schema.StringAttribute{Optional: true, MarkdownDescription: "CPU limit."},
+					"memory_limit":   schema.StringAttribute{Optional: true, MarkdownDescription: "Memory limit."},
+				},
+			},
+			"service": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "What a gateway or mesh reads off the agent's Service to route A2A to it. The built-in host " +
+					"serves HTTP/1.1 and, for gRPC, HTTP/2 without TLS on its one port: `app_protocol = \"kubernetes.io/h2c\"` tells a " +
+					"gateway to speak HTTP/2 to it.",
+				Attributes: map[string]schema.Attribute{
+					"app_protocol": schema.StringAttribute{Optional: true, MarkdownDescription: "The `appProtocol` of the Service's port."},
+					"annotations": schema.MapAttribute{
+						Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Annotations of the Service alone, beside the `annotations` every object of the agent gets.",
+					},
+				},
+			},
 			"disruption_budget": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "A PodDisruptionBudget: how many pods must stay, or may go at once, while a node is drained. " +
@@ -181,6 +228,17 @@ func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, d
 		diags.Append(m.Budget.As(ctx, &b, basetypes.ObjectAsOptions{})...)
 		w.DisruptionBudget = &agentruntime.DisruptionBudget{MinAvailable: b.MinAvailable.ValueString(), MaxUnavailable: b.MaxUnavailable.ValueString()}
 	}
+	if !m.Resources.IsNull() && !m.Resources.IsUnknown() {
+		var res resourcesModel
+		diags.Append(m.Resources.As(ctx, &res, basetypes.ObjectAsOptions{})...)
+		w.Resources = agentruntime.Resources{CPURequest: res.CPURequest.ValueString(), MemoryRequest: res.MemoryRequest.ValueString(),
+			CPULimit: res.CPULimit.ValueString(), MemoryLimit: res.MemoryLimit.ValueString()}
+	}
+	if !m.Service.IsNull() && !m.Service.IsUnknown() {
+		var svc serviceModel
+		diags.Append(m.Service.As(ctx, &svc, basetypes.ObjectAsOptions{})...)
+		w.Service = &agentruntime.Service{AppProtocol: svc.AppProtocol.ValueString(), Annotations: stringMapOf(ctx, svc.Annotations, &diags)}
+	}
 	return w, diags
 }
 
@@ -227,11 +285,25 @@ func workloadObject(w agentruntime.Workload) types.Object {
 			"min_available": optionalString(b.MinAvailable), "max_unavailable": optionalString(b.MaxUnavailable),
 		})
 	}
+	resources := types.ObjectNull(resourcesType.AttrTypes)
+	if res := w.Resources; res != (agentruntime.Resources{}) {
+		resources = types.ObjectValueMust(resourcesType.AttrTypes, map[string]attr.Value{
+			"cpu_request": optionalString(res.CPURequest), "memory_request": optionalString(res.MemoryRequest),
+			"cpu_limit": optionalString(res.CPULimit), "memory_limit": optionalString(res.MemoryLimit),
+		})
+	}
+	service := types.ObjectNull(serviceType.AttrTypes)
+	if svc := w.Service; svc != nil {
+		service = types.ObjectValueMust(serviceType.AttrTypes, map[string]attr.Value{
+			"app_protocol": optionalString(svc.AppProtocol), "annotations": optionalStringMap(svc.Annotations),
+		})
+	}
 	return types.ObjectValueMust(workloadType.AttrTypes, map[string]attr.Value{
 		"labels": optionalStringMap(w.Labels), "annotations": optionalStringMap(w.Annotations),
 		"service_account": optionalString(w.ServiceAccount), "node_selector": optionalStringMap(w.NodeSelector),
 		"tolerations": tolerations, "priority_class": optionalString(w.PriorityClass),
-		"topology_spread": spread, "disruption_budget": budget,
+		"topology_spread": spread, "disruption_budget": budget, "resources": resources,
+		"service": service,
 	})
 }
 

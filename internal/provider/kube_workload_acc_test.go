@@ -27,6 +27,8 @@ func workloadAttribute(team, account, class string) string {
     priority_class  = %q
     topology_spread = { topology_key = "kubernetes.io/hostname", when_unsatisfiable = "ScheduleAnyway", max_skew = 2 }
     disruption_budget = { min_available = "1" }
+    resources       = { memory_limit = "192Mi" }
+    service         = { app_protocol = "kubernetes.io/h2c", annotations = { "gateway.example.com/route" = "a2a" } }
   }`, team, team, account, class)
 }
 
@@ -103,6 +105,8 @@ func TestAccKubeAgent_workload(t *testing.T) {
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.labels", "team=search"),
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.topology_spread", "kubernetes.io/hostname ScheduleAnyway max_skew=2"),
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.disruption_budget", "min_available=1"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.resources", "requests: cpu=10m memory=32Mi; limits: cpu=500m memory=192Mi"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.service", "app_protocol=kubernetes.io/h2c; annotations: gateway.example.com/route=a2a"),
 					podsRun("search"),
 				),
 			},

@@ -56,8 +56,10 @@ func (r *Runtime) staysDown(ctx context.Context, container string, watch bool) b
 }
 
 // mayBeRestarting reports whether the engine may have a restart of the
-// container under way: it is restarting, or it exited on its own a
-// moment ago under a restart policy that restarts it.
+// container under way, or about to be: it is restarting; it exited on its
+// own a moment ago under a restart policy that restarts it; or it runs
+// after its engine restarted it, so that it may exit on its own again just
+// as it is stopped, which Podman answers with one more restart.
 func (r *Runtime) mayBeRestarting(ctx context.Context, container string) bool {
 	res, err := r.cli.ContainerInspect(ctx, container, client.ContainerInspectOptions{})
 	c := res.Container
@@ -68,9 +70,14 @@ func (r *Runtime) mayBeRestarting(ctx context.Context, container string) bool {
 		return true
 	}
 	policy := c.HostConfig.RestartPolicy.Name
+	if policy == "" || policy == containertypes.RestartPolicyDisabled {
+		return false
+	}
+	if c.State.Running {
+		return c.RestartCount > 0
+	}
 	finished, perr := time.Parse(time.RFC3339Nano, c.State.FinishedAt)
-	return !c.State.Running && policy != "" && policy != containertypes.RestartPolicyDisabled &&
-		perr == nil && time.Since(finished) < 5*restartSettle
+	return perr == nil && time.Since(finished) < 5*restartSettle
 }
 
 // stillUp reports whether the engine has the container running or

@@ -204,8 +204,16 @@ func (r *Runtime) secret(b blueprint, data map[string][]byte) *corev1.Secret {
 
 func (r *Runtime) service(b blueprint) *corev1.Service {
 	id := b.cfg.ID()
+	meta := r.meta(b)
+	var appProtocol *string
+	if s := b.workload.Service; s != nil {
+		meta.Annotations = withOwn(meta.Annotations, s.Annotations)
+		if s.AppProtocol != "" {
+			appProtocol = ptr(s.AppProtocol)
+		}
+	}
 	return &corev1.Service{
-		ObjectMeta: r.meta(b),
+		ObjectMeta: meta,
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceType(r.opts.ServiceType),
 			Selector: r.selector(id),
@@ -214,7 +222,7 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 				// By name: each pod's own port, so that during a rollout the
 				// Service reaches old and new pods even when they listen
 				// on different ports.
-				Port: int32(b.port), TargetPort: intstr.FromString(portName),
+				Port: int32(b.port), TargetPort: intstr.FromString(portName), AppProtocol: appProtocol,
 			}},
 		},
 	}
@@ -303,7 +311,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(containerPort)}},
 			PeriodSeconds: 5, TimeoutSeconds: 2, FailureThreshold: 2,
 		},
-		Resources: r.opts.Resources.requirements(),
+		Resources: r.opts.Resources.under(b.workload.Resources).requirements(),
 		Lifecycle: r.drain(),
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr(false),

@@ -1,10 +1,13 @@
 package kube
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
 // Resources are what an agent container requests and is limited to, as
@@ -31,6 +34,14 @@ func (r Resources) withDefaults() Resources {
 		}
 	}
 	return r
+}
+
+// under is r with each field an agent's own resources set replaced.
+func (r Resources) under(own agentruntime.Resources) Resources {
+	return Resources{
+		CPURequest: cmp.Or(own.CPURequest, r.CPURequest), MemoryRequest: cmp.Or(own.MemoryRequest, r.MemoryRequest),
+		CPULimit: cmp.Or(own.CPULimit, r.CPULimit), MemoryLimit: cmp.Or(own.MemoryLimit, r.MemoryLimit),
+	}
 }
 
 // validate refuses what the cluster would refuse when it admits a pod.

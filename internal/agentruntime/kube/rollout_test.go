@@ -128,7 +128,7 @@ func TestUnfinishedRolloutReadsUnhealthy(t *testing.T) {
 	d.Spec.Template.Labels[labelRollout] = "cut-short"
 	d.Status.ReadyReplicas = 2
 	// No cluster answers: a probe would fail the card, not name the rollout.
-	a := r.agent(context.Background(), d, r.configMap(b), nil, nil)
+	a := r.agent(context.Background(), d, r.configMap(b), nil, sideObjects{})
 	if !a.Running || a.Health != agentruntime.HealthUnhealthy || a.CardError == nil || !strings.Contains(a.CardError.Error(), "record describes") ||
 		string(a.Config) != string(b.cfg.Raw()) {
 		t.Errorf("agent of an unfinished rollout = running %v, %s (%v), config %q; want running, unhealthy saying why, its record's config",

@@ -31,7 +31,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -496,11 +495,11 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	budget, err := r.budget(ctx, op, id, name)
+	side, err := r.sideObjects(ctx, op, id, name)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, d, cm, pods, budget), nil
+	return r.agent(ctx, d, cm, pods, side), nil
 }
 
 // damagedConfig is the error about an agent whose ConfigMap holds a config
@@ -596,13 +595,9 @@ func (r *Runtime) Survey(ctx context.Context) (agentruntime.Survey, error) {
 	for _, p := range pods.Items {
 		podsOf[p.Labels[labelAgentID]] = append(podsOf[p.Labels[labelAgentID]], p)
 	}
-	pdbs, err := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace).List(ctx, opts)
+	side, err := r.allSideObjects(ctx, op, opts)
 	if err != nil {
-		return agentruntime.Survey{}, r.clusterError(op, "", err)
-	}
-	budgets := map[string]*policyv1.PodDisruptionBudget{}
-	for i := range pdbs.Items {
-		budgets[pdbs.Items[i].Labels[labelAgentID]] = &pdbs.Items[i]
+		return agentruntime.Survey{}, err
 	}
 	var s agentruntime.Survey
 	s.Agents = make([]agentruntime.Agent, len(deps.Items))
@@ -614,7 +609,7 @@ func (r *Runtime) Survey(ctx context.Context) (agentruntime.Survey, error) {
 		if _, err := provisionedConfig(d, configs[id]); err != nil {
 			s.AddUnreadable(damagedConfig(op, id, err))
 		}
-		wg.Go(func() { s.Agents[i] = r.agent(ctx, d, configs[id], podsOf[id], budgets[id]) })
+		wg.Go(func() { s.Agents[i] = r.agent(ctx, d, configs[id], podsOf[id], side[id]) })
 	}
 	wg.Wait()
 	sort.Slice(s.Agents, func(i, j int) bool { return s.Agents[i].ID < s.Agents[j].ID })
@@ -684,9 +679,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	return nil
 }
 
-// agent is the runtime's view of the agent's objects, its disruption
-// budget nil when it has none; running ones are probed.
-func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.ConfigMap, pods []corev1.Pod, budget *policyv1.PodDisruptionBudget) agentruntime.Agent {
+// agent is the runtime's view of the agent's objects; running ones are
+// probed.
+func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.ConfigMap, pods []corev1.Pod, side sideObjects) agentruntime.Agent {
 	ann := d.Annotations
 	port, _ := strconv.Atoi(ann[annotationPort])
 	a := agentruntime.Agent{
@@ -699,7 +694,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		EnvAllowlist: ann[annotationAllowlist],
 		Replicas:     int(replicasOf(d)),
 		Unclaimed:    ann[annotationCreation] != "",
-		Settings:     settingsOf(d, budget),
+		Settings:     settingsOf(d, side),
 		Workload:     workloadOf(d),
 	}
 	paths := cardPathsOf(ann)

@@ -9,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -30,14 +29,14 @@ const (
 // one it has exactly when the pods would not change.
 func (r *Runtime) AgentSettings(cfg *agentconfig.Config, w agentruntime.Workload, replicas int) map[string]string {
 	b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w, replicas: int32(cmp.Or(replicas, r.opts.Replicas))}
-	return settingsOf(r.deployment(b, 0, false, ""), r.podDisruptionBudget(b))
+	return settingsOf(r.deployment(b, 0, false, ""), sideObjects{budget: r.podDisruptionBudget(b), service: r.service(b)})
 }
 
 // settingsOf reads the provider's settings off the pod template of d, and
-// the agent's disruption budget off budget (nil: none): off the live
-// objects, so that one changed behind the provider's back is drift as well. An agent brought in its own image takes neither the base image
+// those of the agent's other objects off them: off the live objects, so
+// that one changed behind the provider's back is drift as well. An agent brought in its own image takes neither the base image
 // nor its pull policy.
-func settingsOf(d *appsv1.Deployment, budget *policyv1.PodDisruptionBudget) map[string]string {
+func settingsOf(d *appsv1.Deployment, side sideObjects) map[string]string {
 	pod := d.Spec.Template.Spec
 	if len(pod.Containers) == 0 {
 		return nil
@@ -59,8 +58,11 @@ func settingsOf(d *appsv1.Deployment, budget *policyv1.PodDisruptionBudget) map[
 		settings[settingImagePullPolicy] = string(c.ImagePullPolicy)
 	}
 	workloadSettings(d.Spec.Template, settings)
-	if budget != nil {
-		settings[settingDisruptionBudget] = formatBudget(budget.Spec)
+	if side.budget != nil {
+		settings[settingDisruptionBudget] = formatBudget(side.budget.Spec)
+	}
+	if want := workloadOf(d).Service; want != nil {
+		settings[settingService] = formatService(side.service, *want)
 	}
 	return settings
 }

@@ -39,9 +39,94 @@ const (
 	settingTolerations    = "kubernetes.tolerations"
 	settingPriorityClass  = "kubernetes.priority_class"
 	settingTopologySpread = "kubernetes.topology_spread"
-	// settingDisruptionBudget is read off the agent's PodDisruptionBudget.
+	// settingDisruptionBudget is read off the agent's PodDisruptionBudget,
+	// settingService off its Service (the app protocol and the annotations
+	// the workload names, not those others put there).
 	settingDisruptionBudget = "kubernetes.disruption_budget"
+	settingService          = "kubernetes.service"
 )
+
+// sideObjects are the agent's objects besides its Deployment whose
+// settings are read back; nil for one it does not have.
+type sideObjects struct {
+	budget  *policyv1.PodDisruptionBudget
+	service *corev1.Service
+}
+
+// sideObjects reads the agent's, named name.
+func (r *Runtime) sideObjects(ctx context.Context, op, id, name string) (sideObjects, error) {
+	var side sideObjects
+	var err error
+	if side.budget, err = ownedOrNil(ctx, r, op, id, r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace), name); err != nil {
+		return side, err
+	}
+	side.service, err = ownedOrNil(ctx, r, op, id, r.cs.CoreV1().Services(r.opts.Namespace), name)
+	return side, err
+}
+
+// allSideObjects reads those of every agent opts selects, by agent id.
+func (r *Runtime) allSideObjects(ctx context.Context, op string, opts metav1.ListOptions) (map[string]sideObjects, error) {
+	pdbs, err := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return nil, r.clusterError(op, "", err)
+	}
+	svcs, err := r.cs.CoreV1().Services(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return nil, r.clusterError(op, "", err)
+	}
+	side := map[string]sideObjects{}
+	for i := range pdbs.Items {
+		id := pdbs.Items[i].Labels[labelAgentID]
+		s := side[id]
+		s.budget = &pdbs.Items[i]
+		side[id] = s
+	}
+	for i := range svcs.Items {
+		id := svcs.Items[i].Labels[labelAgentID]
+		s := side[id]
+		s.service = &svcs.Items[i]
+		side[id] = s
+	}
+	return side, nil
+}
+
+// ownedOrNil gets the object named name when it is agent id's; nil when
+// there is none, or it is another's, which says nothing of this agent.
+func ownedOrNil[T metav1.Object](ctx context.Context, r *Runtime, op, id string, api interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+}, name string,
+) (T, error) {
+	var none T
+	obj, err := api.Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return none, nil
+	case err != nil:
+		return none, r.clusterError(op, id, err)
+	}
+	if l := obj.GetLabels(); l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+		return none, nil
+	}
+	return obj, nil
+}
+
+// formatService writes what the agent's Service carries of want.
+func formatService(svc *corev1.Service, want agentruntime.Service) string {
+	if svc == nil || len(svc.Spec.Ports) == 0 {
+		return "none"
+	}
+	protocol := ""
+	if p := svc.Spec.Ports[0].AppProtocol; p != nil {
+		protocol = *p
+	}
+	shown := map[string]string{}
+	for k := range want.Annotations {
+		if v, ok := svc.Annotations[k]; ok {
+			shown[k] = v
+		}
+	}
+	return "app_protocol=" + protocol + "; annotations: " + formatMap(shown, func(string) bool { return true })
+}
 
 // The defaults of an agent that runs two or more pods: spread across nodes
 // where the cluster can, and at most one pod disrupted at a time, so that a
@@ -138,6 +223,21 @@ func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.Workload
 			add("disruption_budget", -1, "%s", problem)
 		}
 	}
+	if svc := w.Service; svc != nil {
+		checkKeys("service", svc.Annotations, false)
+		if p := svc.AppProtocol; p != "" {
+			for _, msg := range validation.IsQualifiedName(p) {
+				add("service", -1, "app_protocol %q: %s", p, msg)
+			}
+		}
+	}
+	if w.Resources != (agentruntime.Resources{}) {
+		// Checked as the container gets them: over the provider block's.
+		if err := r.opts.Resources.withDefaults().under(w.Resources).validate(); err != nil {
+			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "kubernetes resources."), "kubernetes resources: ")
+			add("resources", -1, "%s", msg)
+		}
+	}
 	return found
 }
 
@@ -213,22 +313,6 @@ func (r *Runtime) putBudget(ctx context.Context, op string, b blueprint) error {
 		return deleteOwned(ctx, r, op, b.cfg.ID(), "poddisruptionbudget", api, metav1.DeletePropagationBackground)
 	}
 	return put(ctx, r, op, b.cfg.ID(), "poddisruptionbudget", api, want, nil)
-}
-
-// budget reads the agent's PodDisruptionBudget, named name; nil when it has
-// none of its own.
-func (r *Runtime) budget(ctx context.Context, op, id, name string) (*policyv1.PodDisruptionBudget, error) {
-	pdb, err := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, r.clusterError(op, id, err)
-	}
-	if l := pdb.GetLabels(); l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
-		return nil, nil // another's, which says nothing of this agent
-	}
-	return pdb, nil
 }
 
 // formatBudget writes a budget as settings show it.

@@ -53,6 +53,12 @@ func TestCheckWorkload(t *testing.T) {
 		{"budget of neither", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{}}, "disruption_budget", "exactly one"},
 		{"budget value", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MaxUnavailable: "one"}}, "disruption_budget", `max_unavailable "one"`},
 		{"budget percent", agentruntime.Workload{DisruptionBudget: &agentruntime.DisruptionBudget{MinAvailable: "150%"}}, "disruption_budget", `min_available "150%"`},
+		{"service", agentruntime.Workload{Service: &agentruntime.Service{AppProtocol: "kubernetes.io/h2c", Annotations: map[string]string{"gateway.example.com/route": "a2a"}}}, "", ""},
+		{"service protocol", agentruntime.Workload{Service: &agentruntime.Service{AppProtocol: "h2c over tls"}}, "service", `app_protocol "h2c over tls"`},
+		{"service annotation", agentruntime.Workload{Service: &agentruntime.Service{Annotations: map[string]string{"a2a/port": "1"}}}, "service", "the provider's own"},
+		{"resources", agentruntime.Workload{Resources: agentruntime.Resources{CPURequest: "100m", MemoryLimit: "1Gi"}}, "", ""},
+		{"resources quantity", agentruntime.Workload{Resources: agentruntime.Resources{MemoryRequest: "lots"}}, "resources", `memory_request "lots" is not a quantity`},
+		{"resources over the provider's limit", agentruntime.Workload{Resources: agentruntime.Resources{CPURequest: "2"}}, "resources", "cpu request 2 is above the cpu limit 500m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +99,8 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 		Labels: map[string]string{"team": "search"}, Annotations: map[string]string{"example.com/owner": "search team"},
 		ServiceAccount: "agents", NodeSelector: map[string]string{"kubernetes.io/os": "linux"}, PriorityClass: class,
 		Tolerations: []agentruntime.Toleration{{Key: "dedicated", Operator: "Equal", Value: "agents", Effect: "NoSchedule"}},
+		Service:     &agentruntime.Service{AppProtocol: "kubernetes.io/h2c", Annotations: map[string]string{"gateway.example.com/route": "a2a"}},
+		Resources:   agentruntime.Resources{MemoryLimit: "192Mi"},
 	}
 	raw := agentConfig("Kube Workload")
 	cfg, err := agentconfig.Parse(raw)
@@ -119,8 +127,12 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 			pod.Labels, pod.Annotations, pod.Spec.ServiceAccountName, pod.Spec.NodeSelector, pod.Spec.PriorityClassName)
 	}
 	svc, err := rt.cs.CoreV1().Services(opts.Namespace).Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
-	if err != nil || svc.Labels["team"] != "search" || svc.Annotations["example.com/owner"] != "search team" {
-		t.Errorf("the Service carries labels %v and annotations %v (%v), want the workload's", svc.Labels, svc.Annotations, err)
+	if err != nil || svc.Labels["team"] != "search" || svc.Annotations["example.com/owner"] != "search team" ||
+		svc.Annotations["gateway.example.com/route"] != "a2a" || svc.Spec.Ports[0].AppProtocol == nil || *svc.Spec.Ports[0].AppProtocol != "kubernetes.io/h2c" {
+		t.Errorf("the Service carries labels %v, annotations %v and ports %+v (%v), want the workload's", svc.Labels, svc.Annotations, svc.Spec.Ports, err)
+	}
+	if limit := pod.Spec.Containers[0].Resources.Limits.Memory().String(); limit != "192Mi" {
+		t.Errorf("the pod's memory limit is %s, want the workload's 192Mi", limit)
 	}
 	planned := rt.AgentSettings(cfg, w, 0)
 	got := getAgent(t, rt, a.ID)
@@ -142,6 +154,13 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 	}
 	if drifted := getAgent(t, rt, a.ID).Settings; maps.Equal(drifted, planned) {
 		t.Fatalf("an edited node selector reads back as planned: %v", drifted)
+	}
+	svc.Spec.Ports[0].AppProtocol = nil
+	if _, err := rt.cs.CoreV1().Services(opts.Namespace).Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if drifted := getAgent(t, rt, a.ID).Settings; drifted[settingService] == planned[settingService] {
+		t.Fatalf("an edited Service reads back as planned: %v", drifted[settingService])
 	}
 	if _, err := rt.Provision(ctx, agentruntime.Spec{Config: raw, Workload: w}); err != nil {
 		t.Fatal(err)
