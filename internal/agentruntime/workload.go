@@ -33,6 +33,18 @@ type Workload struct {
 	// Service shapes the agent's Service, for a gateway or mesh that
 	// routes to it; nil leaves it as the runtime makes it.
 	Service *Service `json:"service,omitempty"`
+	// Autoscaling hands the agent's number of pods to an autoscaler,
+	// between its bounds; Spec.Replicas is then not the runtime's to keep.
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+}
+
+// Autoscaling scales an agent's pods on their CPU use.
+type Autoscaling struct {
+	MinReplicas int32 `json:"minReplicas"`
+	MaxReplicas int32 `json:"maxReplicas"`
+	// TargetCPUUtilization is the average CPU use, in percent of what the
+	// pods request, the autoscaler keeps them at.
+	TargetCPUUtilization int32 `json:"targetCPUUtilization"`
 }
 
 // Service is what a gateway reads off an agent's Service.
@@ -91,7 +103,7 @@ type Toleration struct {
 func (w Workload) IsZero() bool {
 	return len(w.Labels) == 0 && len(w.Annotations) == 0 && w.ServiceAccount == "" && len(w.NodeSelector) == 0 &&
 		len(w.Tolerations) == 0 && w.PriorityClass == "" && w.TopologySpread == nil && w.DisruptionBudget == nil &&
-		w.Resources == (Resources{}) && w.Service == nil
+		w.Resources == (Resources{}) && w.Service == nil && w.Autoscaling == nil
 }
 
 // WorkloadRunner is a runtime that takes Spec.Workload.

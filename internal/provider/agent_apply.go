@@ -329,7 +329,13 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 	// runtime records it.
 	a.Config = []byte(plan.Config.ValueString())
 	a.EnvAllowlist = plan.EnvAllowlist.ValueString()
+	planned := plan.Replicas
 	plan.setFromRuntime(a)
+	if autoscaled(ctx, plan) {
+		// The autoscaler may have changed the count since the plan, which
+		// the state must match: the next refresh reads what it is now.
+		plan.Replicas = planned
+	}
 	diags.Append(setModel(ctx, state, state.Schema, plan)...)
 	if startErr != nil {
 		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))

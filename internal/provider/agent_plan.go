@@ -77,6 +77,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	var replicas types.Int64
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("replicas"), &replicas)...)
 	planReplicas(rt, replicas, &plan)
+	if autoscaled(ctx, &plan) {
+		resp.Diagnostics.Append(planAutoscaledReplicas(ctx, replicas, prior, &plan)...)
+	}
 	resp.Diagnostics.Append(checkReplicas(rt, &plan)...)
 	resp.Diagnostics.Append(checkWorkload(ctx, rt, &plan)...)
 	if resp.Diagnostics.HasError() {

@@ -26,6 +26,13 @@ type workloadModel struct {
 	Budget         types.Object `tfsdk:"disruption_budget"`
 	Resources      types.Object `tfsdk:"resources"`
 	Service        types.Object `tfsdk:"service"`
+	Autoscaling    types.Object `tfsdk:"autoscaling"`
+}
+
+type autoscalingModel struct {
+	MinReplicas          types.Int64 `tfsdk:"min_replicas"`
+	MaxReplicas          types.Int64 `tfsdk:"max_replicas"`
+	TargetCPUUtilization types.Int64 `tfsdk:"target_cpu_utilization"`
 }
 
 type serviceModel struct {
@@ -80,12 +87,16 @@ var serviceType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"app_protocol": types.StringType, "annotations": types.MapType{ElemType: types.StringType},
 }}
 
+var autoscalingType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"min_replicas": types.Int64Type, "max_replicas": types.Int64Type, "target_cpu_utilization": types.Int64Type,
+}}
+
 var workloadType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"labels": types.MapType{ElemType: types.StringType}, "annotations": types.MapType{ElemType: types.StringType},
 	"service_account": types.StringType, "node_selector": types.MapType{ElemType: types.StringType},
 	"tolerations": types.ListType{ElemType: tolerationType}, "priority_class": types.StringType,
 	"topology_spread": spreadType, "disruption_budget": budgetType, "resources": resourcesType,
-	"service": serviceType,
+	"service": serviceType, "autoscaling": autoscalingType,
 }}
 
 func workloadSchema() schema.SingleNestedAttribute {
@@ -171,6 +182,20 @@ func workloadSchema() schema.SingleNestedAttribute {
 					},
 				},
 			},
+			"autoscaling": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Hands the number of pods to a HorizontalPodAutoscaler (`autoscaling/v2`), which keeps the pods' " +
+					"average CPU use near a target, between two bounds; the cluster needs a metrics API (metrics-server). The agent " +
+					"starts with `min_replicas` pods, and `replicas` then reads how many it runs: it may not be set, and plan never " +
+					"changes it. Provisioning and rolling keep the autoscaler's count. The spread and budget defaults follow `max_replicas`.",
+				Attributes: map[string]schema.Attribute{
+					"min_replicas": schema.Int64Attribute{Required: true, MarkdownDescription: "The fewest pods; at least 1."},
+					"max_replicas": schema.Int64Attribute{Required: true, MarkdownDescription: "The most pods; at least `min_replicas`."},
+					"target_cpu_utilization": schema.Int64Attribute{
+						Required: true, MarkdownDescription: "The average CPU use to keep, in percent of what the pods request.",
+					},
+				},
+			},
 			"disruption_budget": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "A PodDisruptionBudget: how many pods must stay, or may go at once, while a node is drained. " +
@@ -239,7 +264,41 @@ func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, d
 		diags.Append(m.Service.As(ctx, &svc, basetypes.ObjectAsOptions{})...)
 		w.Service = &agentruntime.Service{AppProtocol: svc.AppProtocol.ValueString(), Annotations: stringMapOf(ctx, svc.Annotations, &diags)}
 	}
+	if !m.Autoscaling.IsNull() && !m.Autoscaling.IsUnknown() {
+		var a autoscalingModel
+		diags.Append(m.Autoscaling.As(ctx, &a, basetypes.ObjectAsOptions{})...)
+		w.Autoscaling = &agentruntime.Autoscaling{MinReplicas: int32(a.MinReplicas.ValueInt64()), MaxReplicas: int32(a.MaxReplicas.ValueInt64()),
+			TargetCPUUtilization: int32(a.TargetCPUUtilization.ValueInt64())}
+	}
 	return w, diags
+}
+
+// autoscaled reports whether the model hands the agent's count of pods to
+// an autoscaler.
+func autoscaled(ctx context.Context, m *agentModel) bool {
+	w, _ := workloadOf(ctx, m.Kubernetes)
+	return w.Autoscaling != nil
+}
+
+// planAutoscaledReplicas plans replicas of an autoscaled agent: not the
+// configuration's (it may set none) but what the agent runs, its prior
+// count, or the autoscaler's least for a new agent.
+func planAutoscaledReplicas(ctx context.Context, configured types.Int64, prior, plan *agentModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if !configured.IsNull() {
+		diags.AddAttributeError(path.Root("replicas"), "Replicas set with autoscaling",
+			"kubernetes.autoscaling hands the agent's number of pods to its autoscaler, and replicas then reads how many it runs: "+
+				"remove replicas, or remove autoscaling to set the number yourself.")
+		return diags
+	}
+	w, _ := workloadOf(ctx, plan.Kubernetes)
+	switch {
+	case prior != nil && !prior.Replicas.IsNull() && !prior.Replicas.IsUnknown():
+		plan.Replicas = prior.Replicas
+	default:
+		plan.Replicas = types.Int64Value(int64(w.Autoscaling.MinReplicas))
+	}
+	return diags
 }
 
 func stringMapOf(ctx context.Context, m types.Map, diags *diag.Diagnostics) map[string]string {
@@ -298,12 +357,19 @@ func workloadObject(w agentruntime.Workload) types.Object {
 			"app_protocol": optionalString(svc.AppProtocol), "annotations": optionalStringMap(svc.Annotations),
 		})
 	}
+	autoscaling := types.ObjectNull(autoscalingType.AttrTypes)
+	if a := w.Autoscaling; a != nil {
+		autoscaling = types.ObjectValueMust(autoscalingType.AttrTypes, map[string]attr.Value{
+			"min_replicas": types.Int64Value(int64(a.MinReplicas)), "max_replicas": types.Int64Value(int64(a.MaxReplicas)),
+			"target_cpu_utilization": types.Int64Value(int64(a.TargetCPUUtilization)),
+		})
+	}
 	return types.ObjectValueMust(workloadType.AttrTypes, map[string]attr.Value{
 		"labels": optionalStringMap(w.Labels), "annotations": optionalStringMap(w.Annotations),
 		"service_account": optionalString(w.ServiceAccount), "node_selector": optionalStringMap(w.NodeSelector),
 		"tolerations": tolerations, "priority_class": optionalString(w.PriorityClass),
 		"topology_spread": spread, "disruption_budget": budget, "resources": resources,
-		"service": service,
+		"service": service, "autoscaling": autoscaling,
 	})
 }
 

@@ -151,3 +151,83 @@ func TestAccKubeAgent_workloadRefused(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccKubeAgent_autoscaling: an autoscaled agent starts with the
+// autoscaler's least pods and has its HorizontalPodAutoscaler; a count the
+// autoscaler changes reads back into replicas with an empty plan, and a
+// config change rolls the agent over keeping it; a deleted autoscaler is
+// drift that apply puts back; import reads the attribute back.
+func TestAccKubeAgent_autoscaling(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns, name, id := k.agentTest(t, acc, "Kube Autoscaled")
+	ctx := context.Background()
+	config := func(description string) string {
+		return acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = %q", name, description),
+			`  kubernetes = { autoscaling = { min_replicas = 2, max_replicas = 4, target_cpu_utilization = 60 } }`)
+	}
+	scaleTo := func(n int32) func() {
+		return func() {
+			deployments := k.cs.AppsV1().Deployments(ns)
+			scale, err := deployments.GetScale(ctx, "a2a-"+id, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			scale.Spec.Replicas = n
+			if _, err := deployments.UpdateScale(ctx, "a2a-"+id, scale, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	autoscaler := func(*terraform.State) error {
+		hpa, err := k.cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "a2a-"+id, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("the agent's autoscaler: %w", err)
+		}
+		if *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 4 || hpa.Spec.ScaleTargetRef.Name != "a2a-"+id {
+			return fmt.Errorf("the agent's autoscaler is %+v, want 2 to 4 pods of its Deployment", hpa.Spec)
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: append([]resource.TestStep{
+			{
+				Config: acc.agent(fmt.Sprintf("[agent]\nname = %q", name),
+					"  replicas = 2\n  kubernetes = { autoscaling = { min_replicas = 1, max_replicas = 2, target_cpu_utilization = 60 } }"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Replicas set with autoscaling`),
+			},
+			{
+				Config: config("first"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "replicas", "2"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.autoscaling", "min=2 max=4 cpu=60% of Deployment/a2a-"+id),
+					k.checkPods(ns, id, 2), autoscaler,
+				),
+			},
+			{PreConfig: scaleTo(3), Config: config("first"), PlanOnly: true},
+			{
+				Config: config("second"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, at("replicas"), knownvalue.Int64Exact(3)),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(resource.TestCheckResourceAttr(agentAddr, "health", "healthy"), k.checkPods(ns, id, 3)),
+			},
+			{
+				PreConfig: func() {
+					if err := k.cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Delete(ctx, "a2a-"+id, metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("second"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: autoscaler,
+			},
+		}, importSteps(agentAddr, id)...),
+	})
+}

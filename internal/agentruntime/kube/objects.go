@@ -158,6 +158,25 @@ type blueprint struct {
 	creation *creation
 }
 
+// runningReplicas is how many pods a running agent that runs now pods
+// runs once provisioned or rolled: as many as asked for, or, autoscaled, as
+// many as the autoscaler keeps, within its bounds.
+func (b blueprint) runningReplicas(now int32) int32 {
+	a := b.workload.Autoscaling
+	if a == nil {
+		return b.replicas
+	}
+	return min(max(now, a.MinReplicas), a.MaxReplicas)
+}
+
+// mostReplicas is the most pods the agent runs at once.
+func (b blueprint) mostReplicas() int32 {
+	if a := b.workload.Autoscaling; a != nil {
+		return a.MaxReplicas
+	}
+	return b.replicas
+}
+
 // endpoint is the config's advertised_url, else the runtime's advertised
 // URL for the agent, else the Service's address in the cluster.
 func (r *Runtime) endpoint(b blueprint) string {
@@ -355,7 +374,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 			},
 		},
 	}
-	applyWorkload(b.workload, b.replicas, r.selector(id), &d.Spec.Template)
+	applyWorkload(b.workload, b.mostReplicas(), r.selector(id), &d.Spec.Template)
 	return d
 }
 

@@ -124,7 +124,7 @@ func (r *Runtime) roll(ctx context.Context, op string, b blueprint, data map[str
 	// which are kept once the pods are gone, as Stop keeps them.
 	capture := r.follow(ctx, old)
 	rollout := newRollout()
-	next := r.deployment(b, b.replicas, true, rollout)
+	next := r.deployment(b, b.runningReplicas(*before.Spec.Replicas), true, rollout)
 	err = r.putObjects(ctx, op, id, want)
 	if err == nil {
 		r.settle(ctx, op, id)
@@ -149,7 +149,7 @@ func (r *Runtime) roll(ctx context.Context, op string, b blueprint, data map[str
 		capture.cancel()
 		return err
 	}
-	if err := r.putBudget(ctx, op, b); err != nil {
+	if err := r.putSideObjects(ctx, op, b); err != nil {
 		capture.cancel()
 		return err
 	}
@@ -214,6 +214,10 @@ func (r *Runtime) waitRolledOut(ctx context.Context, op string, b blueprint, nex
 			default:
 				waiting = fmt.Errorf("the card of new pod %s does not answer: %w", p.Name, check.Err)
 			}
+		}
+		if b.workload.Autoscaling != nil {
+			// The autoscaler may change the count while the pods roll.
+			want = *d.Spec.Replicas
 		}
 		if rolledOut(d) && *d.Spec.Replicas == want && len(fresh) == int(want) && !slices.ContainsFunc(fresh, func(p corev1.Pod) bool { return !answered[p.Name] }) {
 			return nil

@@ -202,7 +202,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			running := *d.Spec.Replicas
 			if running > 0 {
 				// A running agent runs as many pods as asked for now.
-				running = b.replicas
+				running = b.runningReplicas(running)
 			}
 			// Provisioned at once: the record names the rollout its pods do.
 			want := r.deployment(b, running, wasStarted(d), d.Spec.Template.Labels[labelRollout])
@@ -216,7 +216,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 			return agentruntime.Agent{}, err
 		}
 	}
-	if err := r.putBudget(ctx, op, b); err != nil {
+	if err := r.putSideObjects(ctx, op, b); err != nil {
 		return agentruntime.Agent{}, err
 	}
 	if b.creation == nil {
@@ -242,7 +242,16 @@ func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func
 // port.
 func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
 	return blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist,
-		replicas: int32(cmp.Or(spec.Replicas, r.opts.Replicas)), workload: spec.Workload}
+		replicas: startReplicas(spec.Workload, spec.Replicas, r.opts.Replicas), workload: spec.Workload}
+}
+
+// startReplicas is how many pods an agent of workload w starts with: the
+// autoscaler's least, else those asked for, else the runtime's default.
+func startReplicas(w agentruntime.Workload, asked, fallback int) int32 {
+	if a := w.Autoscaling; a != nil {
+		return a.MinReplicas
+	}
+	return int32(cmp.Or(asked, fallback))
 }
 
 // place gives b its port, that of existing when the agent has one, and
@@ -372,6 +381,15 @@ func replicasOf(d *appsv1.Deployment) int32 {
 		return int32(n)
 	}
 	return 1
+}
+
+// replicasRead is how many pods the agent runs when started, as Get
+// reports it: for an autoscaled agent that runs, as many as it runs now.
+func replicasRead(d *appsv1.Deployment) int32 {
+	if workloadOf(d).Autoscaling != nil && *d.Spec.Replicas > 0 {
+		return *d.Spec.Replicas
+	}
+	return replicasOf(d)
 }
 
 // DefaultReplicas is how many pods an agent whose spec asks for none runs
@@ -648,6 +666,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	if err := deleteOwned(ctx, r, op, id, "poddisruptionbudget", r.cs.PolicyV1().PodDisruptionBudgets(ns), background); err != nil {
 		return err
 	}
+	if err := deleteOwned(ctx, r, op, id, "horizontalpodautoscaler", r.cs.AutoscalingV2().HorizontalPodAutoscalers(ns), background); err != nil {
+		return err
+	}
 	crashpoint.Hit("kube-deprovision-deleted")
 	if err := r.waitPodsGone(ctx, op, id); err != nil {
 		return err
@@ -692,7 +713,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		ConfigSHA256: ann[annotationConfigSHA],
 		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
 		EnvAllowlist: ann[annotationAllowlist],
-		Replicas:     int(replicasOf(d)),
+		Replicas:     int(replicasRead(d)),
 		Unclaimed:    ann[annotationCreation] != "",
 		Settings:     settingsOf(d, side),
 		Workload:     workloadOf(d),

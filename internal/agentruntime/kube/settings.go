@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -28,8 +27,8 @@ const (
 // would have now, so that they compare equal to those Get reads off the
 // one it has exactly when the pods would not change.
 func (r *Runtime) AgentSettings(cfg *agentconfig.Config, w agentruntime.Workload, replicas int) map[string]string {
-	b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w, replicas: int32(cmp.Or(replicas, r.opts.Replicas))}
-	return settingsOf(r.deployment(b, 0, false, ""), sideObjects{budget: r.podDisruptionBudget(b), service: r.service(b)})
+	b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w, replicas: startReplicas(w, replicas, r.opts.Replicas)}
+	return settingsOf(r.deployment(b, 0, false, ""), sideObjects{budget: r.podDisruptionBudget(b), service: r.service(b), autoscaler: r.autoscaler(b)})
 }
 
 // settingsOf reads the provider's settings off the pod template of d, and
@@ -63,6 +62,9 @@ func settingsOf(d *appsv1.Deployment, side sideObjects) map[string]string {
 	}
 	if want := workloadOf(d).Service; want != nil {
 		settings[settingService] = formatService(side.service, *want)
+	}
+	if side.autoscaler != nil {
+		settings[settingAutoscaling] = formatAutoscaler(side.autoscaler.Spec)
 	}
 	return settings
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,13 +45,16 @@ const (
 	// the workload names, not those others put there).
 	settingDisruptionBudget = "kubernetes.disruption_budget"
 	settingService          = "kubernetes.service"
+	// settingAutoscaling is read off the agent's HorizontalPodAutoscaler.
+	settingAutoscaling = "kubernetes.autoscaling"
 )
 
 // sideObjects are the agent's objects besides its Deployment whose
 // settings are read back; nil for one it does not have.
 type sideObjects struct {
-	budget  *policyv1.PodDisruptionBudget
-	service *corev1.Service
+	budget     *policyv1.PodDisruptionBudget
+	service    *corev1.Service
+	autoscaler *autoscalingv2.HorizontalPodAutoscaler
 }
 
 // sideObjects reads the agent's, named name.
@@ -60,7 +64,10 @@ func (r *Runtime) sideObjects(ctx context.Context, op, id, name string) (sideObj
 	if side.budget, err = ownedOrNil(ctx, r, op, id, r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace), name); err != nil {
 		return side, err
 	}
-	side.service, err = ownedOrNil(ctx, r, op, id, r.cs.CoreV1().Services(r.opts.Namespace), name)
+	if side.service, err = ownedOrNil(ctx, r, op, id, r.cs.CoreV1().Services(r.opts.Namespace), name); err != nil {
+		return side, err
+	}
+	side.autoscaler, err = ownedOrNil(ctx, r, op, id, r.cs.AutoscalingV2().HorizontalPodAutoscalers(r.opts.Namespace), name)
 	return side, err
 }
 
@@ -71,6 +78,10 @@ func (r *Runtime) allSideObjects(ctx context.Context, op string, opts metav1.Lis
 		return nil, r.clusterError(op, "", err)
 	}
 	svcs, err := r.cs.CoreV1().Services(r.opts.Namespace).List(ctx, opts)
+	if err != nil {
+		return nil, r.clusterError(op, "", err)
+	}
+	hpas, err := r.cs.AutoscalingV2().HorizontalPodAutoscalers(r.opts.Namespace).List(ctx, opts)
 	if err != nil {
 		return nil, r.clusterError(op, "", err)
 	}
@@ -85,6 +96,12 @@ func (r *Runtime) allSideObjects(ctx context.Context, op string, opts metav1.Lis
 		id := svcs.Items[i].Labels[labelAgentID]
 		s := side[id]
 		s.service = &svcs.Items[i]
+		side[id] = s
+	}
+	for i := range hpas.Items {
+		id := hpas.Items[i].Labels[labelAgentID]
+		s := side[id]
+		s.autoscaler = &hpas.Items[i]
 		side[id] = s
 	}
 	return side, nil
@@ -231,6 +248,16 @@ func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.Workload
 			}
 		}
 	}
+	if a := w.Autoscaling; a != nil {
+		switch {
+		case a.MinReplicas < 1:
+			add("autoscaling", -1, "min_replicas %d must be at least 1", a.MinReplicas)
+		case a.MaxReplicas < a.MinReplicas:
+			add("autoscaling", -1, "max_replicas %d is below min_replicas %d", a.MaxReplicas, a.MinReplicas)
+		case a.TargetCPUUtilization < 1:
+			add("autoscaling", -1, "target_cpu_utilization %d must be at least 1 (percent of the CPU the pods request)", a.TargetCPUUtilization)
+		}
+	}
 	if w.Resources != (agentruntime.Resources{}) {
 		// Checked as the container gets them: over the provider block's.
 		if err := r.opts.Resources.withDefaults().under(w.Resources).validate(); err != nil {
@@ -288,7 +315,7 @@ func budgetValue(v string) *intstr.IntOrString {
 // podDisruptionBudget is the agent's PodDisruptionBudget, or nil when it
 // has none.
 func (r *Runtime) podDisruptionBudget(b blueprint) *policyv1.PodDisruptionBudget {
-	budget := budgetOf(b.workload, b.replicas)
+	budget := budgetOf(b.workload, b.mostReplicas())
 	if budget == nil {
 		return nil
 	}
@@ -302,17 +329,65 @@ func (r *Runtime) podDisruptionBudget(b blueprint) *policyv1.PodDisruptionBudget
 	}
 }
 
-// putBudget gives the agent the PodDisruptionBudget b asks for, or deletes
-// the one it has when b asks for none. It follows the Deployment: a crash
-// between the two leaves a budget that reads other than planned, which the
-// next apply puts right.
-func (r *Runtime) putBudget(ctx context.Context, op string, b blueprint) error {
-	api := r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace)
-	want := r.podDisruptionBudget(b)
-	if want == nil {
-		return deleteOwned(ctx, r, op, b.cfg.ID(), "poddisruptionbudget", api, metav1.DeletePropagationBackground)
+// putSideObjects gives the agent the PodDisruptionBudget and the
+// HorizontalPodAutoscaler b asks for, and deletes those it has that b asks
+// for no longer. They follow the Deployment: a crash before them leaves
+// objects that read other than planned, which the next apply puts right.
+func (r *Runtime) putSideObjects(ctx context.Context, op string, b blueprint) error {
+	id, ns, background := b.cfg.ID(), r.opts.Namespace, metav1.DeletePropagationBackground
+	budgets := r.cs.PolicyV1().PodDisruptionBudgets(ns)
+	var err error
+	if budget := r.podDisruptionBudget(b); budget != nil {
+		err = put(ctx, r, op, id, "poddisruptionbudget", budgets, budget, nil)
+	} else {
+		err = deleteOwned(ctx, r, op, id, "poddisruptionbudget", budgets, background)
 	}
-	return put(ctx, r, op, b.cfg.ID(), "poddisruptionbudget", api, want, nil)
+	if err != nil {
+		return err
+	}
+	autoscalers := r.cs.AutoscalingV2().HorizontalPodAutoscalers(ns)
+	if hpa := r.autoscaler(b); hpa != nil {
+		return put(ctx, r, op, id, "horizontalpodautoscaler", autoscalers, hpa, nil)
+	}
+	return deleteOwned(ctx, r, op, id, "horizontalpodautoscaler", autoscalers, background)
+}
+
+// autoscaler is the agent's HorizontalPodAutoscaler, or nil when it has
+// none.
+func (r *Runtime) autoscaler(b blueprint) *autoscalingv2.HorizontalPodAutoscaler {
+	a := b.workload.Autoscaling
+	if a == nil {
+		return nil
+	}
+	return &autoscalingv2.HorizontalPodAutoscaler{
+		ObjectMeta: r.meta(b),
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: b.name},
+			MinReplicas:    ptr(a.MinReplicas),
+			MaxReplicas:    a.MaxReplicas,
+			Metrics: []autoscalingv2.MetricSpec{{
+				Type: autoscalingv2.ResourceMetricSourceType,
+				Resource: &autoscalingv2.ResourceMetricSource{Name: corev1.ResourceCPU, Target: autoscalingv2.MetricTarget{
+					Type: autoscalingv2.UtilizationMetricType, AverageUtilization: ptr(a.TargetCPUUtilization),
+				}},
+			}},
+		},
+	}
+}
+
+// formatAutoscaler writes an autoscaler as settings show it.
+func formatAutoscaler(spec autoscalingv2.HorizontalPodAutoscalerSpec) string {
+	least := int32(1)
+	if spec.MinReplicas != nil {
+		least = *spec.MinReplicas
+	}
+	cpu := "none"
+	for _, m := range spec.Metrics {
+		if m.Resource != nil && m.Resource.Name == corev1.ResourceCPU && m.Resource.Target.AverageUtilization != nil {
+			cpu = strconv.Itoa(int(*m.Resource.Target.AverageUtilization)) + "%"
+		}
+	}
+	return fmt.Sprintf("min=%d max=%d cpu=%s of %s/%s", least, spec.MaxReplicas, cpu, spec.ScaleTargetRef.Kind, spec.ScaleTargetRef.Name)
 }
 
 // formatBudget writes a budget as settings show it.

@@ -56,6 +56,10 @@ func TestCheckWorkload(t *testing.T) {
 		{"service", agentruntime.Workload{Service: &agentruntime.Service{AppProtocol: "kubernetes.io/h2c", Annotations: map[string]string{"gateway.example.com/route": "a2a"}}}, "", ""},
 		{"service protocol", agentruntime.Workload{Service: &agentruntime.Service{AppProtocol: "h2c over tls"}}, "service", `app_protocol "h2c over tls"`},
 		{"service annotation", agentruntime.Workload{Service: &agentruntime.Service{Annotations: map[string]string{"a2a/port": "1"}}}, "service", "the provider's own"},
+		{"autoscaling", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 2, MaxReplicas: 5, TargetCPUUtilization: 70}}, "", ""},
+		{"autoscaling bounds", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 3, MaxReplicas: 2, TargetCPUUtilization: 70}}, "autoscaling", "below min_replicas"},
+		{"autoscaling least", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MaxReplicas: 2, TargetCPUUtilization: 70}}, "autoscaling", "min_replicas 0"},
+		{"autoscaling target", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 1, MaxReplicas: 2}}, "autoscaling", "target_cpu_utilization 0"},
 		{"resources", agentruntime.Workload{Resources: agentruntime.Resources{CPURequest: "100m", MemoryLimit: "1Gi"}}, "", ""},
 		{"resources quantity", agentruntime.Workload{Resources: agentruntime.Resources{MemoryRequest: "lots"}}, "resources", `memory_request "lots" is not a quantity`},
 		{"resources over the provider's limit", agentruntime.Workload{Resources: agentruntime.Resources{CPURequest: "2"}}, "resources", "cpu request 2 is above the cpu limit 500m"},
@@ -245,6 +249,76 @@ func TestSpreadAndBudget(t *testing.T) {
 	}
 	if list, err := pdbs.List(ctx, metav1.ListOptions{LabelSelector: labelAgentID + "=" + a.ID}); err != nil || len(list.Items) != 0 {
 		t.Errorf("deprovisioned, the agent leaves budgets %v (%v)", list, err)
+	}
+}
+
+// TestAutoscaledAgent: an autoscaled agent starts with the autoscaler's
+// least pods and gets a HorizontalPodAutoscaler of its bounds; the count the
+// autoscaler sets is what Get reads and what provisioning and rolling
+// keep; without autoscaling again, the autoscaler goes and the agent runs
+// the pods asked for.
+func TestAutoscaledAgent(t *testing.T) {
+	opts := testOptions(t, newNamespace(t))
+	rt := newRuntime(t, opts)
+	ctx := testContext(t)
+	raw := agentConfig("Kube Autoscaled")
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 2, MaxReplicas: 4, TargetCPUUtilization: 60}}
+	spec := agentruntime.Spec{Config: raw, Workload: w}
+	a, err := rt.Provision(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	if err := rt.Start(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitHealthy(t, rt, a.ID)
+	hpas := rt.cs.AutoscalingV2().HorizontalPodAutoscalers(opts.Namespace)
+	hpa, err := hpas.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
+	if err != nil || *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 4 || hpa.Spec.ScaleTargetRef.Name != rt.objectName(a.ID) ||
+		*hpa.Spec.Metrics[0].Resource.Target.AverageUtilization != 60 {
+		t.Fatalf("the autoscaler is %+v (%v), want 2 to 4 pods at 60%% CPU of the agent's Deployment", hpa, err)
+	}
+	got := getAgent(t, rt, a.ID)
+	if planned := rt.AgentSettings(cfg, w, 0); got.Replicas != 2 || !maps.Equal(got.Settings, planned) {
+		t.Fatalf("Get = %d replicas, settings %v; want 2 and %v", got.Replicas, got.Settings, planned)
+	}
+
+	// As the autoscaler would: three pods.
+	scale, err := rt.cs.AppsV1().Deployments(opts.Namespace).GetScale(ctx, rt.objectName(a.ID), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale.Spec.Replicas = 3
+	if _, err := rt.cs.AppsV1().Deployments(opts.Namespace).UpdateScale(ctx, rt.objectName(a.ID), scale, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Provision(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if got := getAgent(t, rt, a.ID); got.Replicas != 3 {
+		t.Errorf("provisioned again, the agent runs %d pods, want the autoscaler's 3", got.Replicas)
+	}
+	rolled := spec
+	rolled.Config = agentConfig("Kube Autoscaled", "# rolled")
+	if _, err := rt.Roll(ctx, rolled); err != nil {
+		t.Fatal(err)
+	}
+	if got := getAgent(t, rt, a.ID); got.Replicas != 3 || got.Health != agentruntime.HealthHealthy {
+		t.Errorf("rolled, the agent runs %d pods and reads %s, want the autoscaler's 3, healthy", got.Replicas, got.Health)
+	}
+	if _, err := rt.Provision(ctx, agentruntime.Spec{Config: rolled.Config, Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hpas.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{}); err == nil {
+		t.Error("without autoscaling the agent still has an autoscaler")
+	}
+	if got := getAgent(t, rt, a.ID); got.Replicas != 1 {
+		t.Errorf("without autoscaling the agent runs %d pods, want 1", got.Replicas)
 	}
 }
 
