@@ -36,6 +36,17 @@ type Workload struct {
 	// Autoscaling hands the agent's number of pods to an autoscaler,
 	// between its bounds; Spec.Replicas is then not the runtime's to keep.
 	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+	// Rollout says how many pods a rollout may add and take away at once;
+	// nil leaves the runtime's (one added, none taken before its
+	// replacement is available).
+	Rollout *Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout bounds a rolling update, each bound a number of pods ("1") or
+// a percentage of them ("25%").
+type Rollout struct {
+	MaxSurge       string `json:"maxSurge"`
+	MaxUnavailable string `json:"maxUnavailable"`
 }
 
 // Autoscaling scales an agent's pods on their CPU use.
@@ -103,7 +114,7 @@ type Toleration struct {
 func (w Workload) IsZero() bool {
 	return len(w.Labels) == 0 && len(w.Annotations) == 0 && w.ServiceAccount == "" && len(w.NodeSelector) == 0 &&
 		len(w.Tolerations) == 0 && w.PriorityClass == "" && w.TopologySpread == nil && w.DisruptionBudget == nil &&
-		w.Resources == (Resources{}) && w.Service == nil && w.Autoscaling == nil
+		w.Resources == (Resources{}) && w.Service == nil && w.Autoscaling == nil && w.Rollout == nil
 }
 
 // WorkloadRunner is a runtime that takes Spec.Workload.

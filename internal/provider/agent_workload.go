@@ -27,6 +27,12 @@ type workloadModel struct {
 	Resources      types.Object `tfsdk:"resources"`
 	Service        types.Object `tfsdk:"service"`
 	Autoscaling    types.Object `tfsdk:"autoscaling"`
+	Rollout        types.Object `tfsdk:"rollout"`
+}
+
+type rolloutModel struct {
+	MaxSurge       types.String `tfsdk:"max_surge"`
+	MaxUnavailable types.String `tfsdk:"max_unavailable"`
 }
 
 type autoscalingModel struct {
@@ -91,12 +97,17 @@ var autoscalingType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"min_replicas": types.Int64Type, "max_replicas": types.Int64Type, "target_cpu_utilization": types.Int64Type,
 }}
 
+var rolloutType = types.ObjectType{AttrTypes: map[string]attr.Type{
+	"max_surge": types.StringType, "max_unavailable": types.StringType,
+}}
+
 var workloadType = types.ObjectType{AttrTypes: map[string]attr.Type{
 	"labels": types.MapType{ElemType: types.StringType}, "annotations": types.MapType{ElemType: types.StringType},
 	"service_account": types.StringType, "node_selector": types.MapType{ElemType: types.StringType},
 	"tolerations": types.ListType{ElemType: tolerationType}, "priority_class": types.StringType,
 	"topology_spread": spreadType, "disruption_budget": budgetType, "resources": resourcesType,
 	"service": serviceType, "autoscaling": autoscalingType,
+	"rollout": rolloutType,
 }}
 
 func workloadSchema() schema.SingleNestedAttribute {
@@ -196,6 +207,16 @@ func workloadSchema() schema.SingleNestedAttribute {
 					},
 				},
 			},
+			"rollout": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "How many pods a rollout may add, and take away, at once: each a number (`\"1\"`) or a percentage " +
+					"(`\"25%\"`), not both zero. Default: one added at a time, none taken away before its replacement is available, " +
+					"so that the agent keeps its capacity throughout.",
+				Attributes: map[string]schema.Attribute{
+					"max_surge":       schema.StringAttribute{Required: true, MarkdownDescription: "Pods added beyond the count at once."},
+					"max_unavailable": schema.StringAttribute{Required: true, MarkdownDescription: "Pods that may be unavailable at once."},
+				},
+			},
 			"disruption_budget": schema.SingleNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "A PodDisruptionBudget: how many pods must stay, or may go at once, while a node is drained. " +
@@ -269,6 +290,11 @@ func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, d
 		diags.Append(m.Autoscaling.As(ctx, &a, basetypes.ObjectAsOptions{})...)
 		w.Autoscaling = &agentruntime.Autoscaling{MinReplicas: int32(a.MinReplicas.ValueInt64()), MaxReplicas: int32(a.MaxReplicas.ValueInt64()),
 			TargetCPUUtilization: int32(a.TargetCPUUtilization.ValueInt64())}
+	}
+	if !m.Rollout.IsNull() && !m.Rollout.IsUnknown() {
+		var ro rolloutModel
+		diags.Append(m.Rollout.As(ctx, &ro, basetypes.ObjectAsOptions{})...)
+		w.Rollout = &agentruntime.Rollout{MaxSurge: ro.MaxSurge.ValueString(), MaxUnavailable: ro.MaxUnavailable.ValueString()}
 	}
 	return w, diags
 }
@@ -364,12 +390,18 @@ func workloadObject(w agentruntime.Workload) types.Object {
 			"target_cpu_utilization": types.Int64Value(int64(a.TargetCPUUtilization)),
 		})
 	}
+	rollout := types.ObjectNull(rolloutType.AttrTypes)
+	if ro := w.Rollout; ro != nil {
+		rollout = types.ObjectValueMust(rolloutType.AttrTypes, map[string]attr.Value{
+			"max_surge": types.StringValue(ro.MaxSurge), "max_unavailable": types.StringValue(ro.MaxUnavailable),
+		})
+	}
 	return types.ObjectValueMust(workloadType.AttrTypes, map[string]attr.Value{
 		"labels": optionalStringMap(w.Labels), "annotations": optionalStringMap(w.Annotations),
 		"service_account": optionalString(w.ServiceAccount), "node_selector": optionalStringMap(w.NodeSelector),
 		"tolerations": tolerations, "priority_class": optionalString(w.PriorityClass),
 		"topology_spread": spread, "disruption_budget": budget, "resources": resources,
-		"service": service, "autoscaling": autoscaling,
+		"service": service, "autoscaling": autoscaling, "rollout": rollout,
 	})
 }
 

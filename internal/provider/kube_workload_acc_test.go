@@ -29,6 +29,7 @@ func workloadAttribute(team, account, class string) string {
     disruption_budget = { min_available = "1" }
     resources       = { memory_limit = "192Mi" }
     service         = { app_protocol = "kubernetes.io/h2c", annotations = { "gateway.example.com/route" = "a2a" } }
+    rollout         = { max_surge = "100%%", max_unavailable = "0" }
   }`, team, team, account, class)
 }
 
@@ -107,6 +108,7 @@ func TestAccKubeAgent_workload(t *testing.T) {
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.disruption_budget", "min_available=1"),
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.resources", "requests: cpu=10m memory=32Mi; limits: cpu=500m memory=192Mi"),
 					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.service", "app_protocol=kubernetes.io/h2c; annotations: gateway.example.com/route=a2a"),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.rollout", "max_surge=100% max_unavailable=0"),
 					podsRun("search"),
 				),
 			},

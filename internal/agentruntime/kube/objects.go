@@ -347,11 +347,9 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 	d := &appsv1.Deployment{
 		ObjectMeta: meta,
 		Spec: appsv1.DeploymentSpec{
-			Replicas: &replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: r.selector(id)},
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: &appsv1.RollingUpdateDeployment{
-				MaxUnavailable: ptr(intstr.FromInt32(0)), MaxSurge: ptr(intstr.FromInt32(1)),
-			}},
+			Replicas:                &replicas,
+			Selector:                &metav1.LabelSelector{MatchLabels: r.selector(id)},
+			Strategy:                appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType, RollingUpdate: rollingUpdate(b.workload.Rollout)},
 			MinReadySeconds:         podSettleSeconds,
 			ProgressDeadlineSeconds: ptr(int32(progressDeadlineSeconds)),
 			Template: corev1.PodTemplateSpec{

@@ -60,8 +60,12 @@ func settingsOf(d *appsv1.Deployment, side sideObjects) map[string]string {
 	if side.budget != nil {
 		settings[settingDisruptionBudget] = formatBudget(side.budget.Spec)
 	}
-	if want := workloadOf(d).Service; want != nil {
-		settings[settingService] = formatService(side.service, *want)
+	w := workloadOf(d)
+	if w.Service != nil {
+		settings[settingService] = formatService(side.service, *w.Service)
+	}
+	if w.Rollout != nil {
+		settings[settingRollout] = formatRollout(d)
 	}
 	if side.autoscaler != nil {
 		settings[settingAutoscaling] = formatAutoscaler(side.autoscaler.Spec)

@@ -47,7 +47,28 @@ const (
 	settingService          = "kubernetes.service"
 	// settingAutoscaling is read off the agent's HorizontalPodAutoscaler.
 	settingAutoscaling = "kubernetes.autoscaling"
+	// settingRollout is read off the Deployment's strategy.
+	settingRollout = "kubernetes.rollout"
 )
+
+// rollingUpdate is the Deployment's rolling update: rollout's bounds, else
+// one pod added at a time and none taken away before its replacement is
+// available.
+func rollingUpdate(rollout *agentruntime.Rollout) *appsv1.RollingUpdateDeployment {
+	if rollout == nil {
+		return &appsv1.RollingUpdateDeployment{MaxUnavailable: ptr(intstr.FromInt32(0)), MaxSurge: ptr(intstr.FromInt32(1))}
+	}
+	return &appsv1.RollingUpdateDeployment{MaxUnavailable: budgetValue(rollout.MaxUnavailable), MaxSurge: budgetValue(rollout.MaxSurge)}
+}
+
+// formatRollout writes the Deployment's rolling update as settings show it.
+func formatRollout(d *appsv1.Deployment) string {
+	u := d.Spec.Strategy.RollingUpdate
+	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || u == nil || u.MaxSurge == nil || u.MaxUnavailable == nil {
+		return string(d.Spec.Strategy.Type)
+	}
+	return "max_surge=" + u.MaxSurge.String() + " max_unavailable=" + u.MaxUnavailable.String()
+}
 
 // sideObjects are the agent's objects besides its Deployment whose
 // settings are read back; nil for one it does not have.
@@ -248,6 +269,16 @@ func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.Workload
 			}
 		}
 	}
+	if ro := w.Rollout; ro != nil {
+		switch {
+		case !validBudgetValue(ro.MaxSurge):
+			add("rollout", -1, "max_surge %q is neither a whole number of pods (\"1\") nor a percentage of them (\"25%%\")", ro.MaxSurge)
+		case !validBudgetValue(ro.MaxUnavailable):
+			add("rollout", -1, "max_unavailable %q is neither a whole number of pods (\"0\") nor a percentage of them (\"25%%\")", ro.MaxUnavailable)
+		case isZero(ro.MaxSurge) && isZero(ro.MaxUnavailable):
+			add("rollout", -1, "max_surge and max_unavailable are both zero, which would let no rollout make progress: raise one")
+		}
+	}
 	if a := w.Autoscaling; a != nil {
 		switch {
 		case a.MinReplicas < 1:
@@ -300,6 +331,8 @@ func validBudgetValue(v string) bool {
 	n, err := strconv.Atoi(digits)
 	return err == nil && n >= 0 && (!percent || n <= 100) && strconv.Itoa(n) == digits
 }
+
+func isZero(v string) bool { return v == "0" || v == "0%" }
 
 // budgetValue is v as the PodDisruptionBudget writes it.
 func budgetValue(v string) *intstr.IntOrString {

@@ -60,6 +60,9 @@ func TestCheckWorkload(t *testing.T) {
 		{"autoscaling bounds", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 3, MaxReplicas: 2, TargetCPUUtilization: 70}}, "autoscaling", "below min_replicas"},
 		{"autoscaling least", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MaxReplicas: 2, TargetCPUUtilization: 70}}, "autoscaling", "min_replicas 0"},
 		{"autoscaling target", agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 1, MaxReplicas: 2}}, "autoscaling", "target_cpu_utilization 0"},
+		{"rollout", agentruntime.Workload{Rollout: &agentruntime.Rollout{MaxSurge: "25%", MaxUnavailable: "0"}}, "", ""},
+		{"rollout stuck", agentruntime.Workload{Rollout: &agentruntime.Rollout{MaxSurge: "0", MaxUnavailable: "0%"}}, "rollout", "both zero"},
+		{"rollout value", agentruntime.Workload{Rollout: &agentruntime.Rollout{MaxSurge: "two", MaxUnavailable: "0"}}, "rollout", `max_surge "two"`},
 		{"resources", agentruntime.Workload{Resources: agentruntime.Resources{CPURequest: "100m", MemoryLimit: "1Gi"}}, "", ""},
 		{"resources quantity", agentruntime.Workload{Resources: agentruntime.Resources{MemoryRequest: "lots"}}, "resources", `memory_request "lots" is not a quantity`},
 		{"resources over the provider's limit", agentruntime.Workload{Resources: agentruntime.Resources{CPURequest: "2"}}, "resources", "cpu request 2 is above the cpu limit 500m"},
@@ -105,6 +108,7 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 		Tolerations: []agentruntime.Toleration{{Key: "dedicated", Operator: "Equal", Value: "agents", Effect: "NoSchedule"}},
 		Service:     &agentruntime.Service{AppProtocol: "kubernetes.io/h2c", Annotations: map[string]string{"gateway.example.com/route": "a2a"}},
 		Resources:   agentruntime.Resources{MemoryLimit: "192Mi"},
+		Rollout:     &agentruntime.Rollout{MaxSurge: "50%", MaxUnavailable: "0"},
 	}
 	raw := agentConfig("Kube Workload")
 	cfg, err := agentconfig.Parse(raw)
