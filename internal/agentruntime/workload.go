@@ -1,5 +1,10 @@
 package agentruntime
 
+import (
+	"cmp"
+	"maps"
+)
+
 // Workload shapes an agent's objects on a runtime that runs agents as
 // workloads of a cluster (a WorkloadRunner, the kubernetes adapter): the
 // labels and annotations its objects and pods carry, who its pods run as,
@@ -132,4 +137,49 @@ type WorkloadProblem struct {
 	Field   string
 	Index   int
 	Message string
+}
+
+// Over is w over defaults: each setting w makes wins; a map's keys are
+// merged, the keys w sets winning; a list or an object w sets replaces the
+// default's whole.
+func (w Workload) Over(defaults Workload) Workload {
+	out := defaults
+	out.Labels = mergedMap(defaults.Labels, w.Labels)
+	out.Annotations = mergedMap(defaults.Annotations, w.Annotations)
+	out.NodeSelector = mergedMap(defaults.NodeSelector, w.NodeSelector)
+	if w.ServiceAccount != "" {
+		out.ServiceAccount = w.ServiceAccount
+	}
+	if w.PriorityClass != "" {
+		out.PriorityClass = w.PriorityClass
+	}
+	if w.Tolerations != nil {
+		out.Tolerations = w.Tolerations
+	}
+	out.TopologySpread = orDefault(w.TopologySpread, defaults.TopologySpread)
+	out.DisruptionBudget = orDefault(w.DisruptionBudget, defaults.DisruptionBudget)
+	out.Service = orDefault(w.Service, defaults.Service)
+	out.Autoscaling = orDefault(w.Autoscaling, defaults.Autoscaling)
+	out.Rollout = orDefault(w.Rollout, defaults.Rollout)
+	out.Resources = Resources{
+		CPURequest: cmp.Or(w.Resources.CPURequest, defaults.Resources.CPURequest), MemoryRequest: cmp.Or(w.Resources.MemoryRequest, defaults.Resources.MemoryRequest),
+		CPULimit: cmp.Or(w.Resources.CPULimit, defaults.Resources.CPULimit), MemoryLimit: cmp.Or(w.Resources.MemoryLimit, defaults.Resources.MemoryLimit),
+	}
+	return out
+}
+
+func mergedMap(defaults, own map[string]string) map[string]string {
+	if len(defaults) == 0 {
+		return own
+	}
+	out := maps.Clone(defaults)
+	maps.Copy(out, own)
+	return out
+}
+
+func orDefault[T any](own, defaults *T) *T {
+	if own != nil {
+		return own
+	}
+	return defaults
 }

@@ -234,6 +234,17 @@ func workloadSchema() schema.SingleNestedAttribute {
 	}
 }
 
+// agentDefaultsSchema is the provider block's kubernetes.agent_defaults:
+// the agent's kubernetes attribute, as every agent's default.
+func agentDefaultsSchema() schema.SingleNestedAttribute {
+	defaults := workloadSchema()
+	defaults.MarkdownDescription = "Every agent's `kubernetes` settings, unless its own `kubernetes` attribute says otherwise: " +
+		"a setting the agent makes wins, its maps (`labels`, `annotations`, `node_selector`) merged over these, the keys it sets " +
+		"winning. The same attributes as `a2a_agent`'s `kubernetes`, but for `resources`, which is this block's `resources`. " +
+		"Changing one plans an update of every agent it reaches, which rolls its pods over."
+	return defaults
+}
+
 // workloadOf reads the agent's kubernetes attribute; none when it is null
 // or not yet known.
 func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, diag.Diagnostics) {

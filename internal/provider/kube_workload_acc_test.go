@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -231,5 +232,63 @@ func TestAccKubeAgent_autoscaling(t *testing.T) {
 				Check: autoscaler,
 			},
 		}, importSteps(agentAddr, id)...),
+	})
+}
+
+// TestAccKubeAgent_agentDefaults: the provider block's agent_defaults shape
+// every agent, the agent's own settings winning; a changed default plans an
+// update of the agents it reaches and rolls their pods over; a default no
+// agent could run with is refused at its attribute.
+func TestAccKubeAgent_agentDefaults(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns, name, id := k.agentTest(t, acc, "Kube Defaults")
+	ctx := context.Background()
+	config := func(defaults string) string {
+		acc.adapterBlock = strings.TrimSuffix(k.block(ns), "  }\n") + "    agent_defaults = " + defaults + "\n  }\n"
+		return acc.agent(fmt.Sprintf("[agent]\nname = %q", name), `  kubernetes = { labels = { team = "search" } }`)
+	}
+	labelled := func(env string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			pods, err := k.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: agentSelector(id) + ",team=search,env=" + env})
+			if err != nil {
+				return err
+			}
+			for _, p := range pods.Items {
+				if p.DeletionTimestamp == nil && p.Spec.NodeSelector["kubernetes.io/os"] == "linux" {
+					return nil
+				}
+			}
+			return fmt.Errorf("no pod of agent %s is labelled env=%s and team=search with the default node selector", id, env)
+		}
+	}
+	defaults := func(env string) string {
+		return fmt.Sprintf(`{ labels = { env = %q, team = "platform" }, node_selector = { "kubernetes.io/os" = "linux" } }`, env)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: []resource.TestStep{
+			{
+				Config:      config(`{ labels = { "a2a/scope" = "other" } }`),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)kubernetes\.agent_defaults\.labels:\s+key\s+"a2a/scope"`),
+			},
+			{
+				Config: config(defaults("prod")),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.labels", "env=prod,team=search"),
+					labelled("prod"),
+				),
+			},
+			{
+				Config: config(defaults("staging")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(agentAddr, setting("kubernetes.labels"), knownvalue.StringExact("env=staging,team=search")),
+				}},
+				Check: labelled("staging"),
+			},
+		},
 	})
 }

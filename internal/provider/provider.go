@@ -240,6 +240,7 @@ func kubernetesBlock() schema.Block {
 					fmt.Sprintf("agents in place. Default: `%d`.", kube.DefaultReplicas),
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
+			"agent_defaults": agentDefaultsSchema(),
 		},
 		Blocks: map[string]schema.Block{"resources": kubeResourcesBlock()},
 	}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -52,6 +53,7 @@ type kubernetesModel struct {
 	AdvertisedURL    types.String        `tfsdk:"advertised_url"`
 	Replicas         types.Int64         `tfsdk:"replicas"`
 	Resources        *kubeResourcesModel `tfsdk:"resources"`
+	AgentDefaults    types.Object        `tfsdk:"agent_defaults"`
 }
 
 type kubeResourcesModel struct {
@@ -198,12 +200,36 @@ func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 			CPULimit: str("cpu_limit", r.CPULimit), MemoryLimit: str("memory_limit", r.MemoryLimit),
 		}
 	}
+	k.Workload = m.agentDefaults(&diags, root.AtName("agent_defaults"))
 	if k.BaseImage == "" && !m.BaseImage.IsUnknown() {
 		diags.AddAttributeError(root.AtName("base_image"), "No base image",
 			"Agents on Kubernetes run a base image, which the cluster pulls or already has: set base_image to it "+
 				"(an image whose entrypoint is the a2a-agent-host of the provider's release, from its release archive).")
 	}
 	return k, diags
+}
+
+// agentDefaults reads agent_defaults, at at, refusing what no agent could
+// run with at the attribute it is about.
+func (m kubernetesModel) agentDefaults(diags *diag.Diagnostics, at path.Path) agentruntime.Workload {
+	if m.AgentDefaults.IsNull() {
+		return agentruntime.Workload{}
+	}
+	if !fullyKnown(m.AgentDefaults) {
+		diags.AddAttributeError(at, "Agent defaults not known", "kubernetes.agent_defaults must be known when the provider is "+
+			"configured: it may not depend on a resource that this plan creates.")
+		return agentruntime.Workload{}
+	}
+	w, d := workloadOf(context.Background(), m.AgentDefaults)
+	diags.Append(d...)
+	for _, p := range kube.CheckDefaults(w) {
+		field := at.AtName(p.Field)
+		if p.Index >= 0 {
+			field = field.AtListIndex(p.Index)
+		}
+		diags.AddAttributeError(field, "Invalid agent default", fmt.Sprintf("kubernetes.agent_defaults.%s: %s", p.Field, p.Message))
+	}
+	return w
 }
 
 func (m containerModel) resolve() (container.Options, diag.Diagnostics) {

@@ -153,7 +153,10 @@ type blueprint struct {
 	writeOnly []string // names of the write-only values
 	port      int      // the Service's port
 	replicas  int32    // pods when started
-	workload  agentruntime.Workload
+	// own is the workload the agent was given, which its Deployment
+	// records; workload, what shapes its objects: own over the runtime's
+	// defaults.
+	own, workload agentruntime.Workload
 	// creation marks a Deployment a create-only provision makes (claim.go).
 	creation *creation
 }
@@ -270,7 +273,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 	if b.creation != nil {
 		annotations[annotationCreation] = b.creation.annotation()
 	}
-	if record := workloadRecord(b.workload); record != "" {
+	if record := workloadRecord(b.own); record != "" {
 		annotations[annotationWorkload] = record
 	}
 	podLabels := maps.Clone(r.selector(id))

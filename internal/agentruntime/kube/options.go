@@ -76,6 +76,10 @@ type Options struct {
 	// Resources are each agent container's requests and limits; empty
 	// fields take DefaultResources'.
 	Resources Resources
+	// Workload is every agent's workload unless the agent's own says
+	// otherwise (agentruntime.Workload.Over); its Resources are unused,
+	// Resources being the runtime's.
+	Workload agentruntime.Workload
 	// StateDir is the runtime core's state dir: its locks serialise the
 	// operations on each agent, and it keeps the logs of pods that are gone;
 	// required.
@@ -134,6 +138,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if err := o.Resources.validate(); err != nil {
 		return o, err
+	}
+	if problems := CheckDefaults(o.Workload); len(problems) > 0 {
+		return o, fmt.Errorf("kubernetes agent_defaults.%s: %s", problems[0].Field, problems[0].Message)
 	}
 	if o.BaseImage == "" {
 		return o, fmt.Errorf("kubernetes base_image is empty: name an image whose entrypoint is the agent host of the provider's release, which the cluster can pull or already has")

@@ -57,7 +57,8 @@ func (r *Runtime) Restart(ctx context.Context, id string) error {
 	}
 	ann := d.Annotations
 	b := blueprint{name: name, cfg: cfg, injected: splitList(ann[annotationInjectedEnv]), allowlist: ann[annotationAllowlist],
-		writeOnly: splitList(ann[annotationWriteOnly]), replicas: replicasOf(d), workload: workloadOf(d)}
+		writeOnly: splitList(ann[annotationWriteOnly])}
+	r.shape(&b, workloadOf(d), int(replicasOf(d)))
 	if made, ok := creationOf(d); ok {
 		// Not yet claimed by its creator, which a restart is not.
 		b.creation = &made

@@ -241,8 +241,17 @@ func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func
 // newBlueprint is the blueprint of the agent of p, named name, but for its
 // port.
 func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
-	return blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist,
-		replicas: startReplicas(spec.Workload, spec.Replicas, r.opts.Replicas), workload: spec.Workload}
+	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist}
+	r.shape(&b, spec.Workload, spec.Replicas)
+	return b
+}
+
+// shape gives b the workload own over the runtime's defaults, and the
+// pods it starts with: the autoscaler's least, else those asked for, else
+// the runtime's default.
+func (r *Runtime) shape(b *blueprint, own agentruntime.Workload, replicas int) {
+	b.own, b.workload = own, own.Over(r.opts.Workload)
+	b.replicas = startReplicas(b.workload, replicas, r.opts.Replicas)
 }
 
 // startReplicas is how many pods an agent of workload w starts with: the
@@ -385,11 +394,17 @@ func replicasOf(d *appsv1.Deployment) int32 {
 
 // replicasRead is how many pods the agent runs when started, as Get
 // reports it: for an autoscaled agent that runs, as many as it runs now.
-func replicasRead(d *appsv1.Deployment) int32 {
-	if workloadOf(d).Autoscaling != nil && *d.Spec.Replicas > 0 {
+func (r *Runtime) replicasRead(d *appsv1.Deployment) int32 {
+	if r.effectiveWorkload(d).Autoscaling != nil && *d.Spec.Replicas > 0 {
 		return *d.Spec.Replicas
 	}
 	return replicasOf(d)
+}
+
+// effectiveWorkload is the workload the Deployment records over the
+// runtime's defaults: what shapes the agent's objects.
+func (r *Runtime) effectiveWorkload(d *appsv1.Deployment) agentruntime.Workload {
+	return workloadOf(d).Over(r.opts.Workload)
 }
 
 // DefaultReplicas is how many pods an agent whose spec asks for none runs
@@ -713,9 +728,9 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		ConfigSHA256: ann[annotationConfigSHA],
 		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
 		EnvAllowlist: ann[annotationAllowlist],
-		Replicas:     int(replicasRead(d)),
+		Replicas:     int(r.replicasRead(d)),
 		Unclaimed:    ann[annotationCreation] != "",
-		Settings:     settingsOf(d, side),
+		Settings:     r.settingsOf(d, side),
 		Workload:     workloadOf(d),
 	}
 	paths := cardPathsOf(ann)

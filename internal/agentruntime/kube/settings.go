@@ -27,15 +27,16 @@ const (
 // would have now, so that they compare equal to those Get reads off the
 // one it has exactly when the pods would not change.
 func (r *Runtime) AgentSettings(cfg *agentconfig.Config, w agentruntime.Workload, replicas int) map[string]string {
-	b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg, workload: w, replicas: startReplicas(w, replicas, r.opts.Replicas)}
-	return settingsOf(r.deployment(b, 0, false, ""), sideObjects{budget: r.podDisruptionBudget(b), service: r.service(b), autoscaler: r.autoscaler(b)})
+	b := blueprint{name: r.objectName(cfg.ID()), cfg: cfg}
+	r.shape(&b, w, replicas)
+	return r.settingsOf(r.deployment(b, 0, false, ""), sideObjects{budget: r.podDisruptionBudget(b), service: r.service(b), autoscaler: r.autoscaler(b)})
 }
 
 // settingsOf reads the provider's settings off the pod template of d, and
 // those of the agent's other objects off them: off the live objects, so
 // that one changed behind the provider's back is drift as well. An agent brought in its own image takes neither the base image
 // nor its pull policy.
-func settingsOf(d *appsv1.Deployment, side sideObjects) map[string]string {
+func (r *Runtime) settingsOf(d *appsv1.Deployment, side sideObjects) map[string]string {
 	pod := d.Spec.Template.Spec
 	if len(pod.Containers) == 0 {
 		return nil
@@ -60,7 +61,7 @@ func settingsOf(d *appsv1.Deployment, side sideObjects) map[string]string {
 	if side.budget != nil {
 		settings[settingDisruptionBudget] = formatBudget(side.budget.Spec)
 	}
-	w := workloadOf(d)
+	w := r.effectiveWorkload(d)
 	if w.Service != nil {
 		settings[settingService] = formatService(side.service, *w.Service)
 	}

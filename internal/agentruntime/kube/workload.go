@@ -212,6 +212,22 @@ var reservedPrefixes = []string{"a2a/", labelManagedBy}
 // CheckWorkload checks w against what the API server accepts, so that a
 // plan names the problem at its attribute rather than an apply failing.
 func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.WorkloadProblem {
+	return checkWorkload(w, r.opts.Resources.withDefaults())
+}
+
+// CheckDefaults checks w as the agents' default workload (Options.Workload),
+// whose resources are the runtime's own Resources.
+func CheckDefaults(w agentruntime.Workload) []agentruntime.WorkloadProblem {
+	found := checkWorkload(w, DefaultResources)
+	if w.Resources != (agentruntime.Resources{}) {
+		found = append(found, agentruntime.WorkloadProblem{Field: "resources", Index: -1,
+			Message: "every agent's resources are the kubernetes block's resources: set them there"})
+	}
+	return found
+}
+
+// checkWorkload checks w, whose resources are set over base.
+func checkWorkload(w agentruntime.Workload, base Resources) []agentruntime.WorkloadProblem {
 	var found []agentruntime.WorkloadProblem
 	add := func(field string, index int, format string, args ...any) {
 		found = append(found, agentruntime.WorkloadProblem{Field: field, Index: index, Message: fmt.Sprintf(format, args...)})
@@ -222,7 +238,7 @@ func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.Workload
 				add(field, -1, "key %q: %s", k, msg)
 			}
 			if reserved(k) {
-				add(field, -1, "key %q: keys beginning with %q are the provider's own, which its objects are found by", k, strings.Join(reservedPrefixes, `" or "`))
+				add(field, -1, "key %q: keys beginning with \"%s\" are the provider's own, which its objects are found by", k, strings.Join(reservedPrefixes, `" or "`))
 			}
 			if !checkValue {
 				continue
@@ -291,7 +307,7 @@ func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.Workload
 	}
 	if w.Resources != (agentruntime.Resources{}) {
 		// Checked as the container gets them: over the provider block's.
-		if err := r.opts.Resources.withDefaults().under(w.Resources).validate(); err != nil {
+		if err := base.under(w.Resources).validate(); err != nil {
 			msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "kubernetes resources."), "kubernetes resources: ")
 			add("resources", -1, "%s", msg)
 		}
