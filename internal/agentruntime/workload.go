@@ -144,9 +144,9 @@ type WorkloadProblem struct {
 // default's whole.
 func (w Workload) Over(defaults Workload) Workload {
 	out := defaults
-	out.Labels = mergedMap(defaults.Labels, w.Labels)
-	out.Annotations = mergedMap(defaults.Annotations, w.Annotations)
-	out.NodeSelector = mergedMap(defaults.NodeSelector, w.NodeSelector)
+	out.Labels = MergeMaps(defaults.Labels, w.Labels)
+	out.Annotations = MergeMaps(defaults.Annotations, w.Annotations)
+	out.NodeSelector = MergeMaps(defaults.NodeSelector, w.NodeSelector)
 	if w.ServiceAccount != "" {
 		out.ServiceAccount = w.ServiceAccount
 	}
@@ -168,12 +168,14 @@ func (w Workload) Over(defaults Workload) Workload {
 	return out
 }
 
-func mergedMap(defaults, own map[string]string) map[string]string {
-	if len(defaults) == 0 {
-		return own
+// MergeMaps is under with over's entries over it; over itself when under
+// is empty.
+func MergeMaps(under, over map[string]string) map[string]string {
+	if len(under) == 0 {
+		return over
 	}
-	out := maps.Clone(defaults)
-	maps.Copy(out, own)
+	out := maps.Clone(under)
+	maps.Copy(out, over)
 	return out
 }
 

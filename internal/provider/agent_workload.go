@@ -46,13 +46,6 @@ type serviceModel struct {
 	Annotations types.Map    `tfsdk:"annotations"`
 }
 
-type resourcesModel struct {
-	CPURequest    types.String `tfsdk:"cpu_request"`
-	MemoryRequest types.String `tfsdk:"memory_request"`
-	CPULimit      types.String `tfsdk:"cpu_limit"`
-	MemoryLimit   types.String `tfsdk:"memory_limit"`
-}
-
 type spreadModel struct {
 	TopologyKey       types.String `tfsdk:"topology_key"`
 	WhenUnsatisfiable types.String `tfsdk:"when_unsatisfiable"`
@@ -286,7 +279,7 @@ func workloadOf(ctx context.Context, obj types.Object) (agentruntime.Workload, d
 		w.DisruptionBudget = &agentruntime.DisruptionBudget{MinAvailable: b.MinAvailable.ValueString(), MaxUnavailable: b.MaxUnavailable.ValueString()}
 	}
 	if !m.Resources.IsNull() && !m.Resources.IsUnknown() {
-		var res resourcesModel
+		var res kubeResourcesModel
 		diags.Append(m.Resources.As(ctx, &res, basetypes.ObjectAsOptions{})...)
 		w.Resources = agentruntime.Resources{CPURequest: res.CPURequest.ValueString(), MemoryRequest: res.MemoryRequest.ValueString(),
 			CPULimit: res.CPULimit.ValueString(), MemoryLimit: res.MemoryLimit.ValueString()}

@@ -190,7 +190,7 @@ func (r *Runtime) endpoint(b blueprint) string {
 // labels, over the workload's labels and annotations.
 func (r *Runtime) meta(b blueprint) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: b.name, Namespace: r.opts.Namespace,
-		Labels: withOwn(b.workload.Labels, r.selector(b.cfg.ID())), Annotations: maps.Clone(b.workload.Annotations)}
+		Labels: agentruntime.MergeMaps(b.workload.Labels, r.selector(b.cfg.ID())), Annotations: maps.Clone(b.workload.Annotations)}
 }
 
 // configMap holds b's config as the one that serves and as the one its
@@ -229,7 +229,7 @@ func (r *Runtime) service(b blueprint) *corev1.Service {
 	meta := r.meta(b)
 	var appProtocol *string
 	if s := b.workload.Service; s != nil {
-		meta.Annotations = withOwn(meta.Annotations, s.Annotations)
+		meta.Annotations = agentruntime.MergeMaps(meta.Annotations, s.Annotations)
 		if s.AppProtocol != "" {
 			appProtocol = ptr(s.AppProtocol)
 		}
@@ -346,7 +346,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 	}
 	grace := r.opts.graceSeconds()
 	meta := r.meta(b)
-	meta.Annotations = withOwn(meta.Annotations, annotations)
+	meta.Annotations = agentruntime.MergeMaps(meta.Annotations, annotations)
 	d := &appsv1.Deployment{
 		ObjectMeta: meta,
 		Spec: appsv1.DeploymentSpec{

@@ -174,26 +174,25 @@ var (
 	defaultBudget = agentruntime.DisruptionBudget{MaxUnavailable: "1"}
 )
 
-// spreadOf is how the pods of an agent of workload w running replicas pods
-// spread: as w says, else by default when there are two or more.
+// spreadOf is how the pods of an agent of workload w running at most
+// replicas pods spread: as w says, else by default when there are two or
+// more.
 func spreadOf(w agentruntime.Workload, replicas int32) *agentruntime.TopologySpread {
-	switch {
-	case w.TopologySpread != nil:
-		return w.TopologySpread
-	case replicas >= 2:
-		return &defaultSpread
-	}
-	return nil
+	return ownOrManyDefault(w.TopologySpread, &defaultSpread, replicas)
 }
 
-// budgetOf is the disruption budget of an agent of workload w running
-// replicas pods: w's, else by default when there are two or more.
+// budgetOf is the disruption budget of such an agent: w's, else by default
+// when it runs two or more.
 func budgetOf(w agentruntime.Workload, replicas int32) *agentruntime.DisruptionBudget {
+	return ownOrManyDefault(w.DisruptionBudget, &defaultBudget, replicas)
+}
+
+func ownOrManyDefault[T any](own, def *T, replicas int32) *T {
 	switch {
-	case w.DisruptionBudget != nil:
-		return w.DisruptionBudget
+	case own != nil:
+		return own
 	case replicas >= 2:
-		return &defaultBudget
+		return def
 	}
 	return nil
 }
@@ -508,8 +507,8 @@ func applyWorkload(w agentruntime.Workload, replicas int32, selector map[string]
 			LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
 		}}
 	}
-	tmpl.Labels = withOwn(w.Labels, tmpl.Labels)
-	tmpl.Annotations = withOwn(w.Annotations, tmpl.Annotations)
+	tmpl.Labels = agentruntime.MergeMaps(w.Labels, tmpl.Labels)
+	tmpl.Annotations = agentruntime.MergeMaps(w.Annotations, tmpl.Annotations)
 	pod := &tmpl.Spec
 	if w.ServiceAccount != "" {
 		pod.ServiceAccountName = w.ServiceAccount
@@ -524,16 +523,6 @@ func applyWorkload(w agentruntime.Workload, replicas int32, selector map[string]
 			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.Seconds,
 		})
 	}
-}
-
-// withOwn is extra with own over it; nil when both are empty.
-func withOwn(extra, own map[string]string) map[string]string {
-	if len(extra) == 0 {
-		return own
-	}
-	out := maps.Clone(extra)
-	maps.Copy(out, own)
-	return out
 }
 
 // workloadRecord is the annotation recording w.

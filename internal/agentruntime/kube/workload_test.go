@@ -115,15 +115,7 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := rt.Provision(ctx, agentruntime.Spec{Config: raw, Workload: w})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
-	if err := rt.Start(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	waitHealthy(t, rt, a.ID)
+	a := startedAgent(t, rt, agentruntime.Spec{Config: raw, Workload: w})
 	pods, err := rt.pods(ctx, "test", a.ID)
 	if err != nil || len(pods) != 1 {
 		t.Fatalf("pods %v, %v; want one", pods, err)
@@ -182,6 +174,22 @@ func TestWorkloadShapesTheAgent(t *testing.T) {
 	if after := getAgent(t, rt, a.ID); !maps.Equal(after.Settings, planned) || !reflect.DeepEqual(after.Workload, w) {
 		t.Errorf("restarted, the agent reads back %v and %+v, want %v and %+v", after.Settings, after.Workload, planned, w)
 	}
+}
+
+// startedAgent provisions spec, starts the agent and waits until it is
+// healthy; the agent is deprovisioned when the test ends.
+func startedAgent(t *testing.T, rt *Runtime, spec agentruntime.Spec) agentruntime.Agent {
+	t.Helper()
+	a, err := rt.Provision(testContext(t), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
+	if err := rt.Start(testContext(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitHealthy(t, rt, a.ID)
+	return a
 }
 
 // waitHealthy waits until the agent's card answers.
@@ -272,15 +280,7 @@ func TestAutoscaledAgent(t *testing.T) {
 	}
 	w := agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 2, MaxReplicas: 4, TargetCPUUtilization: 60}}
 	spec := agentruntime.Spec{Config: raw, Workload: w}
-	a, err := rt.Provision(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Deprovision(testContext(t), a.ID) })
-	if err := rt.Start(ctx, a.ID); err != nil {
-		t.Fatal(err)
-	}
-	waitHealthy(t, rt, a.ID)
+	a := startedAgent(t, rt, spec)
 	hpas := rt.cs.AutoscalingV2().HorizontalPodAutoscalers(opts.Namespace)
 	hpa, err := hpas.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
 	if err != nil || *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 4 || hpa.Spec.ScaleTargetRef.Name != rt.objectName(a.ID) ||
