@@ -122,6 +122,16 @@ func (w Workload) IsZero() bool {
 		w.Resources == (Resources{}) && w.Service == nil && w.Autoscaling == nil && w.Rollout == nil
 }
 
+// RefuseWorkload is what a runtime that is no WorkloadRunner answers a
+// spec with a workload: that it cannot run it, rather than run the agent
+// without it.
+func RefuseWorkload(op, id string, spec Spec) error {
+	if spec.Workload.IsZero() {
+		return nil
+	}
+	return Unsupported(op, id, "a kubernetes workload (labels, placement, autoscaling, ...) needs the kubernetes adapter (a kubernetes {} block in the provider)")
+}
+
 // WorkloadRunner is a runtime that takes Spec.Workload.
 type WorkloadRunner interface {
 	// CheckWorkload returns what is wrong with w, each problem under the

@@ -110,6 +110,9 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	if err == nil {
 		err = agentruntime.CheckImageAgent(p.Config, agentruntime.AdapterContainer)
 	}
+	if err == nil {
+		err = agentruntime.RefuseWorkload("provision", p.ID, spec)
+	}
 	if err != nil {
 		return agentruntime.Prepared{}, err
 	}

@@ -93,6 +93,7 @@ func Run(t *testing.T, h Harness) {
 		{"list sorted", testListSorted},
 		{"incomplete config keeps the agent", testIncompleteKeepsAgent},
 		{"provider settings read back as planned", testSettings},
+		{"a workload where the runtime takes none", testWorkload},
 	}
 	if h.Crash != nil {
 		cases = append(cases, contractCase{"crash reads stopped", testCrash})

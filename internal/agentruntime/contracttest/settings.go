@@ -2,6 +2,7 @@ package contracttest
 
 import (
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
@@ -44,5 +45,31 @@ func testSettings(t *testing.T, h Harness) {
 	}
 	if got := getAgent(t, rt, a.ID).Settings; !maps.Equal(got, replanned) {
 		t.Errorf("provisioned with other settings, the agent reads back %v, want %v", got, replanned)
+	}
+}
+
+// testWorkload: a runtime that takes no workload refuses a spec with one
+// as unsupported, and makes nothing of it; one that takes it provisions it.
+func testWorkload(t *testing.T, h Harness) {
+	rt := h.New(t)
+	raw := h.Config("Contract Workload")
+	spec := agentruntime.Spec{Config: raw, Workload: agentruntime.Workload{Labels: map[string]string{"team": "contract"}}}
+	if _, ok := rt.(agentruntime.WorkloadRunner); ok {
+		a := provisionSpec(t, rt, spec)
+		if got := getAgent(t, rt, a.ID).Workload; got.Labels["team"] != "contract" {
+			t.Errorf("provisioned with a workload, the agent reads back %+v", got)
+		}
+		return
+	}
+	_, err := rt.Provision(ctx(t), spec)
+	if !agentruntime.IsKind(err, agentruntime.KindUnsupported) || !strings.Contains(err.Error(), "kubernetes adapter") {
+		t.Fatalf("Provision with a workload = %v, want unsupported, naming the kubernetes adapter", err)
+	}
+	cfg, err := agentconfig.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Get(ctx(t), cfg.ID()); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+		t.Errorf("after a refused workload, Get = %v, want not found", err)
 	}
 }

@@ -100,6 +100,9 @@ func prepare(op string, spec agentruntime.Spec) (agentruntime.Prepared, error) {
 	if err != nil {
 		return p, err
 	}
+	if err := agentruntime.RefuseWorkload(op, p.ID, spec); err != nil {
+		return agentruntime.Prepared{}, err
+	}
 	if p.Config.Runtime.Image != "" {
 		return agentruntime.Prepared{}, agentruntime.Unsupported(op, p.ID,
 			fmt.Sprintf("[runtime] image %q needs the container adapter (a container {} block in the provider); the local adapter runs the built-in agent host, or a program given as [runtime] command", p.Config.Runtime.Image))

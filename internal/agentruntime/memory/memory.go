@@ -48,7 +48,20 @@ func (r *Runtime) Identity() agentruntime.Identity {
 
 // Check applies the checks Provision makes.
 func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) (agentruntime.Prepared, error) {
-	return agentruntime.Prepare(spec)
+	return prepare("check", spec)
+}
+
+// prepare applies the shared checks and refuses a workload, which only
+// the kubernetes adapter takes.
+func prepare(op string, spec agentruntime.Spec) (agentruntime.Prepared, error) {
+	p, err := agentruntime.Prepare(spec)
+	if err == nil {
+		err = agentruntime.RefuseWorkload(op, p.ID, spec)
+	}
+	if err != nil {
+		return agentruntime.Prepared{}, err
+	}
+	return p, nil
 }
 
 // Provision records the agent, replacing the config of an existing one
@@ -57,7 +70,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	if err := agentruntime.RequireKnownAllowlist("provision", spec); err != nil {
 		return agentruntime.Agent{}, err
 	}
-	p, err := agentruntime.Prepare(spec)
+	p, err := prepare("provision", spec)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
