@@ -302,6 +302,22 @@ func TestBindingRefusalsTakeEachBindingsShape(t *testing.T) {
 			_ = conn.Close()
 		}
 	})
+	t.Run("zero page size", func(t *testing.T) {
+		h := startInProcess(t, parseConfig(t, echoConfig), Options{})
+		wantRESTRefusal(t, do(t, http.MethodGet, strings.TrimSuffix(h.Endpoint(), "/")+"/tasks?pageSize=0", v10, nil), http.StatusBadRequest, a2a.ErrInvalidParams)
+		if res := do(t, http.MethodGet, strings.TrimSuffix(h.Endpoint(), "/")+"/tasks?pageSize=1", v10, nil); res.status != http.StatusOK {
+			t.Errorf("pageSize 1: %s", res)
+		}
+		conn, err := grpc.NewClient(card.GRPCTarget(h.Endpoint()), grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = conn.Close() }()
+		zero := int32(0)
+		ctx := metadata.NewOutgoingContext(ctxFor(t), metadata.Pairs("a2a-version", "1.0"))
+		_, err = a2apb.NewA2AServiceClient(conn).ListTasks(ctx, &a2apb.ListTasksRequest{PageSize: &zero})
+		wantGRPCStatus(t, err, codes.InvalidArgument, "pageSize must be between 1")
+	})
 	t.Run("stream start", func(t *testing.T) {
 		h := startInProcess(t, parseConfig(t, echoConfig), Options{})
 		client, _ := newClient(t, h.Endpoint(), nil)

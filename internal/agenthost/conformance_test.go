@@ -137,6 +137,7 @@ func TestListTasks(t *testing.T) {
 			{"pageToken": "not-a-token"},
 			{"historyLength": -5},
 			{"status": "INVALID_STATUS"},
+			{"pageSize": 0},
 		} {
 			wantRPCError(t, postRPC(t, h.Endpoint(), "ListTasks", params, nil), -32602)
 		}

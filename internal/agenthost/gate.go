@@ -187,6 +187,18 @@ func versionRefusal(requested, served, hint string) *refusal {
 	}
 }
 
+// zeroPageSizeRefusal answers a ListTasks call that asks, explicitly, for
+// pages of no task: the page size is at least 1 (specification, section
+// 3.1.4). The SDK's request type cannot tell it from a page size left out,
+// which the task store reads as the default, so each binding looks for it
+// where its calls carry it.
+func zeroPageSizeRefusal() *refusal {
+	return &refusal{
+		kind: a2a.ErrInvalidParams, message: fmt.Sprintf("pageSize must be between 1 and %d, got 0; leave it out for %d", maxPageSize, defaultPageSize),
+		status: http.StatusBadRequest, grpc: codes.InvalidArgument, rpcCode: codeInvalidParams,
+	}
+}
+
 // setHeaders copies the refusal's headers to the answer.
 func (f *refusal) setHeaders(w http.ResponseWriter) {
 	for k, v := range f.header {

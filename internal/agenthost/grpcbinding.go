@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	a2apb "github.com/a2aproject/a2a-go/v2/a2apb/v1"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -38,7 +39,7 @@ type grpcEndpoint struct {
 }
 
 func newGRPCEndpoint(handler a2asrv.RequestHandler, gate *callGate) *grpcEndpoint {
-	server := grpc.NewServer(grpc.MaxRecvMsgSize(maxRequestBytes), grpc.UnaryInterceptor(refuseNegativeHistory))
+	server := grpc.NewServer(grpc.MaxRecvMsgSize(maxRequestBytes), grpc.UnaryInterceptor(refuseUnservable))
 	grpcv1.NewHandler(handler).RegisterWith(server)
 	grpcv0.NewHandler(handler).RegisterWith(server)
 	return &grpcEndpoint{server: server, gate: gate}
@@ -70,12 +71,16 @@ func (e *grpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.server.ServeHTTP(w, r)
 }
 
-// refuseNegativeHistory refuses a negative historyLength as the other
-// bindings do (InvalidParams): the SDK's conversion from the proto reads one
-// as no length at all, which would answer the whole history instead.
-func refuseNegativeHistory(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+// refuseUnservable refuses, as the other bindings do (InvalidParams), what
+// the SDK's conversion from the proto would read as something else: a
+// negative historyLength as none (the whole history), and an explicit
+// pageSize of 0 as none (the default page).
+func refuseUnservable(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if r, ok := req.(interface{ GetHistoryLength() int32 }); ok && r.GetHistoryLength() < 0 {
 		return nil, status.Errorf(codes.InvalidArgument, "historyLength must not be negative, got %d", r.GetHistoryLength())
+	}
+	if r, ok := req.(*a2apb.ListTasksRequest); ok && r.PageSize != nil && *r.PageSize == 0 {
+		return nil, status.Error(codes.InvalidArgument, zeroPageSizeRefusal().message)
 	}
 	return handler(ctx, req)
 }

@@ -53,6 +53,10 @@ func (e *restEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRESTRefusal(w, versionRefusal(requested, served, hint))
 		return
 	}
+	if strings.TrimPrefix(r.URL.Path, a2av0.RESTPathPrefix) == "/tasks" && r.URL.Query().Get("pageSize") == "0" {
+		writeRESTRefusal(w, zeroPageSizeRefusal())
+		return
+	}
 	r = r.WithContext(call.context(r))
 	r.Body = io.NopCloser(bytes.NewReader(call.body))
 	r.ContentLength = int64(len(call.body))

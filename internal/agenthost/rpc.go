@@ -23,6 +23,7 @@ import (
 const (
 	codeParseError          = -32700
 	codeInvalidRequest      = -32600
+	codeInvalidParams       = -32602
 	codeInternalError       = -32603
 	codeVersionNotSupported = -32009
 )
@@ -90,6 +91,10 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusOK, id, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
 		return
 	}
+	if f := paramsRefusal(body); f != nil {
+		writeRPCError(w, http.StatusOK, id, f.rpcCode, f.message, f.kind)
+		return
+	}
 	if isNotification(body) {
 		if problem := notificationProblem(body); problem != "" {
 			writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
@@ -120,6 +125,24 @@ func methodOf(call []byte) string {
 	}
 	_ = json.Unmarshal(call, &envelope)
 	return envelope.Method
+}
+
+// paramsRefusal refuses what a call's params ask for that the SDK's
+// request types cannot carry: an explicit ListTasks pageSize of 0.
+func paramsRefusal(call []byte) *refusal {
+	var envelope struct {
+		Method string `json:"method"`
+		Params struct {
+			PageSize *json.Number `json:"pageSize"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(call, &envelope) != nil || envelope.Method != "ListTasks" || envelope.Params.PageSize == nil {
+		return nil
+	}
+	if n, err := envelope.Params.PageSize.Int64(); err == nil && n == 0 {
+		return zeroPageSizeRefusal()
+	}
+	return nil
 }
 
 // requestObjectProblem says why a call is not a JSON-RPC 2.0 request
@@ -251,6 +274,9 @@ func splitBatch(body []byte) ([]json.RawMessage, *batchRefusal) {
 func runBatchCall(r *http.Request, handler http.Handler, call []byte) []byte {
 	if problem := requestObjectProblem(call); problem != "" {
 		return rpcErrorJSON(requestID(call), codeInvalidRequest, problem, a2a.ErrInvalidRequest)
+	}
+	if f := paramsRefusal(call); f != nil && !isNotification(call) {
+		return rpcErrorJSON(requestID(call), f.rpcCode, f.message, f.kind)
 	}
 	if isNotification(call) {
 		if problem := notificationProblem(call); problem != "" {
