@@ -138,6 +138,8 @@ func TestListTasks(t *testing.T) {
 			{"historyLength": -5},
 			{"status": "INVALID_STATUS"},
 			{"pageSize": 0},
+			{"statusTimestampAfter": "-1"},
+			{"pageSize": "ten"},
 		} {
 			wantRPCError(t, postRPC(t, h.Endpoint(), "ListTasks", params, nil), -32602)
 		}

@@ -127,22 +127,39 @@ func methodOf(call []byte) string {
 	return envelope.Method
 }
 
-// paramsRefusal refuses what a call's params ask for that the SDK's
-// request types cannot carry: an explicit ListTasks pageSize of 0.
+// paramsRefusal refuses a ListTasks call whose params the SDK would answer
+// wrongly: an explicit pageSize of 0, which its request type cannot tell
+// from none, and params of the wrong shape (a timestamp that is no
+// timestamp), which it reports as a parse error though the JSON parsed.
 func paramsRefusal(call []byte) *refusal {
 	var envelope struct {
-		Method string `json:"method"`
-		Params struct {
-			PageSize *json.Number `json:"pageSize"`
-		} `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(call, &envelope) != nil || envelope.Method != "ListTasks" || envelope.Params.PageSize == nil {
+	if json.Unmarshal(call, &envelope) != nil || envelope.Method != "ListTasks" || len(envelope.Params) == 0 {
 		return nil
 	}
-	if n, err := envelope.Params.PageSize.Int64(); err == nil && n == 0 {
-		return zeroPageSizeRefusal()
+	var size struct {
+		PageSize *json.Number `json:"pageSize"`
+	}
+	if err := json.Unmarshal(envelope.Params, &size); err != nil {
+		return invalidParams(err)
+	}
+	if size.PageSize != nil {
+		if n, err := size.PageSize.Int64(); err == nil && n == 0 {
+			return zeroPageSizeRefusal()
+		}
+	}
+	if err := json.Unmarshal(envelope.Params, new(a2a.ListTasksRequest)); err != nil {
+		return invalidParams(err)
 	}
 	return nil
+}
+
+// invalidParams refuses params that do not decode, saying why.
+func invalidParams(err error) *refusal {
+	return &refusal{kind: a2a.ErrInvalidParams, message: "the params are not those of the method: " + err.Error(),
+		status: http.StatusBadRequest, rpcCode: codeInvalidParams}
 }
 
 // requestObjectProblem says why a call is not a JSON-RPC 2.0 request
