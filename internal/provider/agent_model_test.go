@@ -19,13 +19,15 @@ func TestAgentModelSameAs(t *testing.T) {
 		reflect.TypeFor[types.Bool]():   types.BoolUnknown(),
 		reflect.TypeFor[types.List]():   types.ListUnknown(types.StringType),
 		reflect.TypeFor[types.Map]():    types.MapUnknown(types.StringType),
+		reflect.TypeFor[types.Object](): types.ObjectUnknown(workloadType.AttrTypes),
 		reflect.TypeFor[timeouts.Value](): timeouts.Value{Object: types.ObjectUnknown(map[string]attr.Type{
 			"create": types.StringType, "update": types.StringType, "delete": types.StringType,
 		})},
 	}
 	// Null everywhere, as a model read from a plan may be; collections
 	// carry their element type.
-	base := agentModel{InjectedEnv: types.ListNull(types.StringType), EnvWO: types.MapNull(types.StringType), Settings: types.MapNull(types.StringType)}
+	base := agentModel{InjectedEnv: types.ListNull(types.StringType), EnvWO: types.MapNull(types.StringType), Settings: types.MapNull(types.StringType),
+		Kubernetes: types.ObjectNull(workloadType.AttrTypes)}
 	if same := base; !same.sameAs(&base) {
 		t.Fatal("a model is not the same as its copy")
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
 // agentPlan is a plan of the agent schema holding m.
@@ -31,7 +33,7 @@ var timeoutTypes = map[string]attr.Type{"create": types.StringType, "update": ty
 func nullAgentModel() agentModel {
 	return agentModel{
 		EnvWO: types.MapNull(types.StringType), InjectedEnv: types.ListNull(types.StringType), Settings: types.MapNull(types.StringType),
-		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutTypes)},
+		Timeouts: timeouts.Value{Object: types.ObjectNull(timeoutTypes)}, Kubernetes: types.ObjectNull(workloadType.AttrTypes),
 	}
 }
 
@@ -47,6 +49,10 @@ func sampleAgentModels() map[string]agentModel {
 		Endpoint: types.StringValue("http://127.0.0.1:8080/"), CardURL: types.StringValue("http://127.0.0.1:8080/.well-known/agent-card.json"),
 		Port: types.Int64Value(8080), Health: types.StringValue("healthy"), ConfigSHA256: types.StringValue("ab"),
 		InjectedEnv: stringList([]string{"A", "B"}), Instance: types.StringValue("42"), Settings: stringMap(map[string]string{"x": "y"}),
+		Kubernetes: workloadObject(agentruntime.Workload{
+			Labels: map[string]string{"team": "search"}, Tolerations: []agentruntime.Toleration{{Key: "dedicated", Operator: "Exists"}},
+			Autoscaling: &agentruntime.Autoscaling{MinReplicas: 2, MaxReplicas: 3, TargetCPUUtilization: 50},
+		}),
 	}
 	unknown := agentModel{
 		ID: types.StringUnknown(), Name: types.StringUnknown(), Config: types.StringUnknown(), EnvAllowlist: types.StringUnknown(),
@@ -54,7 +60,7 @@ func sampleAgentModels() map[string]agentModel {
 		Replicas: types.Int64Unknown(), WaitForHealthy: types.BoolUnknown(), Timeouts: timeouts.Value{Object: types.ObjectUnknown(timeoutTypes)},
 		Endpoint: types.StringUnknown(), CardURL: types.StringUnknown(), Port: types.Int64Unknown(), Health: types.StringUnknown(),
 		ConfigSHA256: types.StringUnknown(), InjectedEnv: types.ListUnknown(types.StringType), Instance: types.StringUnknown(),
-		Settings: types.MapUnknown(types.StringType),
+		Settings: types.MapUnknown(types.StringType), Kubernetes: types.ObjectUnknown(workloadType.AttrTypes),
 	}
 	return map[string]agentModel{"known": known, "unknown": unknown, "null": nullAgentModel()}
 }

@@ -34,8 +34,10 @@ func (r *Runtime) stopContainer(ctx context.Context, op, id, container string) e
 }
 
 // restartSettle is how long a container that exited on its own is
-// watched after a stop for a restart its engine had under way.
-const restartSettle = 2 * time.Second
+// watched after a stop for a restart its engine had under way. Podman
+// restarts from a cleanup process of its own, which a loaded machine can
+// hold back for seconds.
+const restartSettle = 5 * time.Second
 
 // staysDown reports whether the stopped container is down and, when
 // watch asks, stays down for restartSettle.
@@ -77,7 +79,7 @@ func (r *Runtime) mayBeRestarting(ctx context.Context, container string) bool {
 		return c.RestartCount > 0
 	}
 	finished, perr := time.Parse(time.RFC3339Nano, c.State.FinishedAt)
-	return perr == nil && time.Since(finished) < 5*restartSettle
+	return perr == nil && time.Since(finished) < 2*restartSettle
 }
 
 // stillUp reports whether the engine has the container running or
