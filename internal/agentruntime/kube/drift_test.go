@@ -98,9 +98,9 @@ func TestConfigMapAheadOfDeployment(t *testing.T) {
 
 // TestReplicas: an agent provisioned with two replicas runs two ready
 // pods behind its Service, which its instance names, again after a stop;
-// provisioned with three, then one, while it runs, it is scaled in place:
+// provisioned with three, then two, while it runs, it is scaled in place:
 // Provision returns with that many pods ready, and the pods it had keep
-// running.
+// running. Provisioned with one, it comes to run one pod.
 func TestReplicas(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
 	rt := newRuntime(t, opts)
@@ -135,7 +135,10 @@ func TestReplicas(t *testing.T) {
 		return strings.Split(a.Instance, ",")
 	}
 	before := running()
-	for _, n := range []int{3, 1} {
+	// Between two pods and more, the pods are the same and only their
+	// count changes; one pod is spread and budgeted for no more, which
+	// changes them (TestSpreadAndBudget).
+	for _, n := range []int{3, 2} {
 		spec.Replicas = n
 		if _, err := rt.Provision(testContext(t), spec); err != nil {
 			t.Fatal(err)
@@ -152,6 +155,10 @@ func TestReplicas(t *testing.T) {
 			t.Fatalf("scaled from pods %v to %d: pods %v, want %d of them kept", before, n, pods, min(n, len(before)))
 		}
 		before = pods
+	}
+	spec.Replicas = 1
+	if _, err := rt.Provision(testContext(t), spec); err != nil {
+		t.Fatal(err)
 	}
 	waitPods(t, rt, a.ID, 1)
 }
