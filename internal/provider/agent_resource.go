@@ -141,7 +141,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "How many instances of the agent run at once behind its one address, on an adapter that runs " +
 					"replicas: the `kubernetes` adapter runs that many pods. The `local` and `container` adapters run one, and refuse more " +
 					"at plan time. Changing it scales a running agent in place: its instances keep running, and apply returns once " +
-					"the new ones are ready. Default: the provider block's `kubernetes.replicas` on Kubernetes, else `1`.",
+					"the new ones are ready. Default: the provider block's `kubernetes.replicas` on Kubernetes, else `1`. With " +
+					"`kubernetes.autoscaling` it may not be set: it then reads how many pods the autoscaler runs, and plan never changes it.",
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"kubernetes": workloadSchema(),
