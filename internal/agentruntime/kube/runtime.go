@@ -779,6 +779,14 @@ var failureReasons = map[string]bool{
 	"InvalidImageName": true, "CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true,
 }
 
+// kubeletCatchingUp reports whether a container waits only for the kubelet
+// to catch up with the API server, as a loaded node's kubelet reports when
+// its cache of the pod's ConfigMap or Secret is not synced yet: it retries,
+// and the agent is not at fault.
+func kubeletCatchingUp(w *corev1.ContainerStateWaiting) bool {
+	return w.Reason == "CreateContainerConfigError" && strings.Contains(w.Message, "failed to sync") && strings.Contains(w.Message, "cache")
+}
+
 // failing says why the agent's pods cannot run, when every pod that is not
 // on its way out fails; nil while one may yet serve.
 func failing(pods []corev1.Pod) error {
@@ -791,7 +799,7 @@ func failing(pods []corev1.Pod) error {
 		for _, c := range p.Status.ContainerStatuses {
 			switch {
 			case c.Name != agentName:
-			case c.State.Waiting != nil && failureReasons[c.State.Waiting.Reason]:
+			case c.State.Waiting != nil && failureReasons[c.State.Waiting.Reason] && !kubeletCatchingUp(c.State.Waiting):
 				reason = c.State.Waiting.Reason + ": " + c.State.Waiting.Message
 			case c.State.Terminated != nil && c.State.Terminated.ExitCode != 0:
 				reason = fmt.Sprintf("the agent exited with status %d", c.State.Terminated.ExitCode)
