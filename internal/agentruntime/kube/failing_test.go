@@ -7,13 +7,18 @@ import (
 )
 
 // TestFailingSparesAKubeletCatchingUp: a container that waits for the
-// kubelet's cache of its ConfigMap or Secret does not fail the agent; one
-// that cannot be made, or crash-loops, does.
+// kubelet's cache of its ConfigMap or Secret does not fail the agent,
+// unless it waits after it exited in failure; one that cannot be made, or
+// crash-loops, does.
 func TestFailingSparesAKubeletCatchingUp(t *testing.T) {
 	pod := func(reason, message string) corev1.Pod {
 		return corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
 			Name: agentName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}},
 		}}}}
+	}
+	crashed := func(p corev1.Pod) corev1.Pod {
+		p.Status.ContainerStatuses[0].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 2}
+		return p
 	}
 	tests := []struct {
 		name    string
@@ -24,6 +29,7 @@ func TestFailingSparesAKubeletCatchingUp(t *testing.T) {
 		{"secret cache not synced", pod("CreateContainerConfigError", "failed to sync secret cache: timed out waiting for the condition"), false},
 		{"missing key", pod("CreateContainerConfigError", `couldn't find key config.toml in ConfigMap agents/a2a-x`), true},
 		{"crash loop", pod("CrashLoopBackOff", "back-off 10s restarting failed container"), true},
+		{"cache not synced after a crash", crashed(pod("CreateContainerConfigError", "failed to sync configmap cache: timed out waiting for the condition")), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
