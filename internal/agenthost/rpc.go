@@ -73,7 +73,8 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer call.release()
-	id := requestID(body)
+	head := readCall(body)
+	id := head.id()
 	version := requestedVersion(r)
 	handler, ok := e.byVersion[version]
 	if !ok {
@@ -87,16 +88,16 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveBatch(w, r.WithContext(ctx), handler, trimmed)
 		return
 	}
-	if problem := requestObjectProblem(body); problem != "" {
+	if problem := head.objectProblem(); problem != "" {
 		writeRPCError(w, http.StatusOK, id, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
 		return
 	}
-	if f := paramsRefusal(body); f != nil {
+	if f := head.paramsRefusal(); f != nil {
 		writeRPCError(w, http.StatusOK, id, f.rpcCode, f.message, f.kind)
 		return
 	}
-	if isNotification(body) {
-		if problem := notificationProblem(body); problem != "" {
+	if head.isNotification() {
+		if problem := head.notificationProblem(); problem != "" {
 			writeRPCError(w, http.StatusOK, nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
 			return
 		}
@@ -110,77 +111,12 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The 0.3 handler writes its errors without a Content-Type; a stream
 	// replaces this default with its own.
 	w.Header().Set("Content-Type", "application/json")
-	if isStreamingMethod(methodOf(body)) {
+	if isStreamingMethod(head.method()) {
 		gate := newStreamGate(w, rpcStreamError)
 		defer gate.finish()
 		w = gate
 	}
 	handler.ServeHTTP(w, r)
-}
-
-// methodOf is the method a JSON-RPC request names; "" when it names none.
-func methodOf(call []byte) string {
-	var envelope struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(call, &envelope)
-	return envelope.Method
-}
-
-// paramsRefusal refuses a ListTasks call whose params the SDK would answer
-// wrongly: an explicit pageSize of 0, which its request type cannot tell
-// from none, and params of the wrong shape (a timestamp that is no
-// timestamp), which it reports as a parse error though the JSON parsed.
-func paramsRefusal(call []byte) *refusal {
-	var envelope struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(call, &envelope) != nil || envelope.Method != "ListTasks" || len(envelope.Params) == 0 {
-		return nil
-	}
-	var size struct {
-		PageSize *json.Number `json:"pageSize"`
-	}
-	if err := json.Unmarshal(envelope.Params, &size); err != nil {
-		return invalidParams(err)
-	}
-	if size.PageSize != nil {
-		if n, err := size.PageSize.Int64(); err == nil && n == 0 {
-			return zeroPageSizeRefusal()
-		}
-	}
-	if err := json.Unmarshal(envelope.Params, new(a2a.ListTasksRequest)); err != nil {
-		return invalidParams(err)
-	}
-	return nil
-}
-
-// invalidParams refuses params that do not decode, saying why.
-func invalidParams(err error) *refusal {
-	return &refusal{kind: a2a.ErrInvalidParams, message: "the params are not those of the method: " + err.Error(),
-		status: http.StatusBadRequest, rpcCode: codeInvalidParams}
-}
-
-// requestObjectProblem says why a call is not a JSON-RPC 2.0 request
-// object, or "" when it is one or is no JSON at all (which the SDK answers
-// as a parse error). The SDK decodes calls into typed fields, so a call
-// that is no object, or whose jsonrpc or method member is no string,
-// would be answered as invalid params rather than as an invalid request.
-func requestObjectProblem(call []byte) string {
-	if !json.Valid(call) {
-		return ""
-	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(call, &members) != nil || members == nil {
-		return "a JSON-RPC request must be a JSON object with jsonrpc, id, method and params members"
-	}
-	for _, name := range []string{"jsonrpc", "method"} {
-		if v, ok := members[name]; ok && (len(v) == 0 || v[0] != '"') {
-			return fmt.Sprintf("the request's %s member must be a string", name)
-		}
-	}
-	return ""
 }
 
 // requestedVersion is the Major.Minor of the version a request asks for,
@@ -197,26 +133,6 @@ func requestedVersion(r *http.Request) string {
 	major, rest, _ := strings.Cut(v, ".")
 	minor, _, _ := strings.Cut(rest, ".")
 	return major + "." + minor
-}
-
-// requestID returns the id of a JSON-RPC request when it is readable and a
-// valid id (a string or a number), and nil otherwise, as JSON-RPC 2.0
-// prescribes for an error before the id is known.
-func requestID(body []byte) any {
-	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
-		return nil // no object, no id; and a batch is not scanned whole for one
-	}
-	var envelope struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &envelope) != nil || len(envelope.ID) == 0 {
-		return nil
-	}
-	switch envelope.ID[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return envelope.ID
-	}
-	return nil
 }
 
 // serveBatch answers a JSON-RPC batch: one response per request, in order,
@@ -289,21 +205,22 @@ func splitBatch(body []byte) ([]json.RawMessage, *batchRefusal) {
 // a notification, which is run but never answered, not even with its
 // errors (JSON-RPC 2.0, 4.1).
 func runBatchCall(r *http.Request, handler http.Handler, call []byte) []byte {
-	if problem := requestObjectProblem(call); problem != "" {
-		return rpcErrorJSON(requestID(call), codeInvalidRequest, problem, a2a.ErrInvalidRequest)
+	head := readCall(call)
+	if problem := head.objectProblem(); problem != "" {
+		return rpcErrorJSON(head.id(), codeInvalidRequest, problem, a2a.ErrInvalidRequest)
 	}
-	if f := paramsRefusal(call); f != nil && !isNotification(call) {
-		return rpcErrorJSON(requestID(call), f.rpcCode, f.message, f.kind)
+	if f := head.paramsRefusal(); f != nil && !head.isNotification() {
+		return rpcErrorJSON(head.id(), f.rpcCode, f.message, f.kind)
 	}
-	if isNotification(call) {
-		if problem := notificationProblem(call); problem != "" {
+	if head.isNotification() {
+		if problem := head.notificationProblem(); problem != "" {
 			return rpcErrorJSON(nil, codeInvalidRequest, problem, a2a.ErrInvalidRequest)
 		}
 		runBuffered(r, handler, call)
 		return nil
 	}
-	if method := methodOf(call); isStreamingMethod(method) {
-		return rpcErrorJSON(requestID(call), codeInvalidRequest,
+	if method := head.method(); isStreamingMethod(method) {
+		return rpcErrorJSON(head.id(), codeInvalidRequest,
 			fmt.Sprintf("%s streams its answer and cannot be part of a batch; send it on its own", method), a2a.ErrInvalidRequest)
 	}
 	return bytes.TrimSpace(runBuffered(r, handler, call).body.Bytes())
@@ -340,37 +257,6 @@ func (b *batchWriter) finish() {
 		return
 	}
 	_, _ = b.w.Write([]byte("]\n"))
-}
-
-// isNotification reports whether a call is a JSON-RPC 2.0 notification: a
-// valid request object with no id member, which the server runs and never
-// answers. A call without an id that is no valid request is answered as an
-// invalid request, with id null.
-func isNotification(call []byte) bool {
-	var envelope struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Method  string          `json:"method"`
-		ID      json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(call, &envelope) != nil {
-		return false
-	}
-	return envelope.ID == nil && envelope.JSONRPC == "2.0" && envelope.Method != ""
-}
-
-// notificationProblem says why a notification cannot be run, or "": a
-// streaming method's answer is its stream, which a call without an id
-// cannot receive. It is refused as an invalid request, whose reply JSON-RPC
-// 2.0 allows (id null) since the call is not a valid notification.
-func notificationProblem(call []byte) string {
-	var envelope struct {
-		Method string `json:"method"`
-	}
-	_ = json.Unmarshal(call, &envelope)
-	if isStreamingMethod(envelope.Method) {
-		return fmt.Sprintf("%s streams its answer, which a call without an id cannot receive; give the call an id", envelope.Method)
-	}
-	return ""
 }
 
 // runBuffered runs one call of a batch or one notification, collecting its
