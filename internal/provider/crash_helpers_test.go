@@ -73,6 +73,9 @@ type crashAdapter interface {
 	// block is the provider block's adapter block; empty selects the
 	// local adapter.
 	block() string
+	// attributes is what each agent's resource block holds besides its
+	// config.
+	attributes() string
 	// found returns, by agent id, the instances that each of the world's
 	// agents with anything on the adapter runs as, named as the instance
 	// attribute names them: none for an agent that has objects but does
@@ -108,7 +111,7 @@ func (w *crashWorld) declare(description string, names ...string) {
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    a2a = { source = \"a2a-terraform/a2a\" }\n  }\n}\n")
 	fmt.Fprintf(&b, "provider \"a2a\" {\n  state_dir = %q\n%s}\n", w.stateDir, w.adapter.block())
 	for _, n := range names {
-		fmt.Fprintf(&b, "resource \"a2a_agent\" %q {\n  config = <<-EOT\n%s\n  EOT\n}\n", n, indent(echoConfig(w.agentName(n), description)))
+		fmt.Fprintf(&b, "resource \"a2a_agent\" %q {\n  config = <<-EOT\n%s\n  EOT\n%s}\n", n, indent(echoConfig(w.agentName(n), description)), w.adapter.attributes())
 	}
 	if err := os.WriteFile(filepath.Join(w.work, "main.tf"), []byte(b.String()), 0o600); err != nil {
 		w.t.Fatal(err)
@@ -209,6 +212,8 @@ type localAgents struct{}
 
 func (localAgents) block() string { return "" }
 
+func (localAgents) attributes() string { return "" }
+
 func (localAgents) found(w *crashWorld) map[string][]string { return w.processes() }
 
 // left waits a moment for the processes of a destroy to go.
@@ -261,6 +266,8 @@ func (w *crashWorld) processes() map[string][]string {
 type containerAgents struct{}
 
 func (containerAgents) block() string { return "  container {\n    stop_grace_period = \"3s\"\n  }\n" }
+
+func (containerAgents) attributes() string { return "" }
 
 // found returns the running containers of the world's agents on the
 // engine, as agent id → container ids.

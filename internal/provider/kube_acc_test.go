@@ -158,6 +158,9 @@ func (k *kubeCluster) agentObjects(ctx context.Context, ns, selector string) map
 		"poddisruptionbudgets": func() (runtime.Object, error) {
 			return k.cs.PolicyV1().PodDisruptionBudgets(ns).List(ctx, opts)
 		},
+		"horizontalpodautoscalers": func() (runtime.Object, error) {
+			return k.cs.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, opts)
+		},
 	}
 }
 

@@ -15,10 +15,11 @@ import (
 
 // kubeCrashPoints are the crash points a kubernetes agent's create, update
 // (the rollout of its new pods: begun, and done but not yet recorded) and
-// delete reach.
+// delete reach, and both put the objects beside its Deployment through
+// (its budget put, its autoscaler not yet).
 var kubeCrashPoints = map[string][]string{
-	"create": {"kube-provision-created", "provider-create-provisioned", "kube-start-scaled", "provider-settle-started"},
-	"update": {"kube-roll-begun", "kube-roll-rolled-out", "provider-update-provisioned"},
+	"create": {"kube-provision-created", "kube-side-budget-put", "provider-create-provisioned", "kube-start-scaled", "provider-settle-started"},
+	"update": {"kube-roll-begun", "kube-roll-rolled-out", "kube-side-budget-put", "provider-update-provisioned"},
 	"delete": {"kube-deprovision-deleted", "kube-deprovision-drained", "provider-delete-deprovisioned"},
 }
 
@@ -39,6 +40,14 @@ type kubeAgents struct {
 }
 
 func (a kubeAgents) block() string { return a.k.block(a.ns) }
+
+// attributes gives each agent a disruption budget and an autoscaler, so
+// that its objects beside the Deployment are made, changed and deleted
+// with it.
+func (kubeAgents) attributes() string {
+	return "  kubernetes = {\n    disruption_budget = { max_unavailable = \"1\" }\n" +
+		"    autoscaling = { min_replicas = 1, max_replicas = 2, target_cpu_utilization = 80 }\n  }\n"
+}
 
 // found returns, by agent id, the pods of every agent with an object in
 // the namespace that are not on their way out.

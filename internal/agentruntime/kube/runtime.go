@@ -528,7 +528,7 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	side, err := r.sideObjects(ctx, op, id, name)
+	side, err := r.sideObjects(ctx, op, id, d)
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}

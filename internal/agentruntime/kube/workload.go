@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/crashpoint"
 )
 
 // annotationWorkload records, on the Deployment, the workload the agent was
@@ -78,17 +79,26 @@ type sideObjects struct {
 	autoscaler *autoscalingv2.HorizontalPodAutoscaler
 }
 
-// sideObjects reads the agent's, named name.
-func (r *Runtime) sideObjects(ctx context.Context, op, id, name string) (sideObjects, error) {
+// sideObjects reads those of the agent of Deployment d that its recorded
+// workload and replicas say it has: an agent without a budget, an
+// autoscaler or Service settings costs no read of them.
+func (r *Runtime) sideObjects(ctx context.Context, op, id string, d *appsv1.Deployment) (sideObjects, error) {
 	var side sideObjects
 	var err error
-	if side.budget, err = ownedOrNil(ctx, r, op, id, r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace), name); err != nil {
-		return side, err
+	w := r.effectiveWorkload(d)
+	if budgetOf(w, blueprint{workload: w, replicas: replicasOf(d)}.mostReplicas()) != nil {
+		if side.budget, err = ownedOrNil(ctx, r, op, id, r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace), d.Name); err != nil {
+			return side, err
+		}
 	}
-	if side.service, err = ownedOrNil(ctx, r, op, id, r.cs.CoreV1().Services(r.opts.Namespace), name); err != nil {
-		return side, err
+	if w.Service != nil {
+		if side.service, err = ownedOrNil(ctx, r, op, id, r.cs.CoreV1().Services(r.opts.Namespace), d.Name); err != nil {
+			return side, err
+		}
 	}
-	side.autoscaler, err = ownedOrNil(ctx, r, op, id, r.cs.AutoscalingV2().HorizontalPodAutoscalers(r.opts.Namespace), name)
+	if w.Autoscaling != nil {
+		side.autoscaler, err = ownedOrNil(ctx, r, op, id, r.cs.AutoscalingV2().HorizontalPodAutoscalers(r.opts.Namespace), d.Name)
+	}
 	return side, err
 }
 
@@ -142,7 +152,7 @@ func ownedOrNil[T metav1.Object](ctx context.Context, r *Runtime, op, id string,
 	case err != nil:
 		return none, r.clusterError(op, id, err)
 	}
-	if l := obj.GetLabels(); l[labelManagedBy] != managedByValue || l[labelScope] != r.opts.Scope || l[labelAgentID] != id {
+	if r.checkOwned(op, id, "", obj) != nil {
 		return none, nil
 	}
 	return obj, nil
@@ -393,6 +403,7 @@ func (r *Runtime) putSideObjects(ctx context.Context, op string, b blueprint) er
 	if err != nil {
 		return err
 	}
+	crashpoint.Hit("kube-side-budget-put")
 	autoscalers := r.cs.AutoscalingV2().HorizontalPodAutoscalers(ns)
 	if hpa := r.autoscaler(b); hpa != nil {
 		return put(ctx, r, op, id, "horizontalpodautoscaler", autoscalers, hpa, nil)
