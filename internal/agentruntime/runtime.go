@@ -24,6 +24,10 @@ const (
 	HealthUnhealthy Health = "unhealthy"
 	// HealthStopped: not running (stopped, crashed or exited).
 	HealthStopped Health = "stopped"
+	// HealthDegraded: running and its card answers, but some of its
+	// instances are lost (on Kubernetes, pods on a node that stopped
+	// answering) until the runtime replaces them.
+	HealthDegraded Health = "degraded"
 )
 
 // Spec is what the caller asks to provision: a raw config and the env
@@ -105,6 +109,8 @@ type Agent struct {
 	// answer, or answers invalid (a *card.ValidationError naming each
 	// problem by JSON path).
 	CardError error
+	// Degradation says what a degraded agent has lost, and why.
+	Degradation string
 	// Unclaimed marks an agent made by a create-only Provision that no
 	// one has claimed yet (see Claimer).
 	Unclaimed bool
@@ -244,7 +250,10 @@ func WaitHealthy(ctx context.Context, rt Runtime, id string) (Health, error) {
 		select {
 		case <-ctx.Done():
 			msg := "the agent did not become healthy in time: its card does not answer"
-			if a.CardError != nil {
+			switch {
+			case a.Health == HealthDegraded:
+				msg = "the agent did not become healthy in time: it answers, but is degraded (" + a.Degradation + ")"
+			case a.CardError != nil:
 				msg += " (" + a.CardError.Error() + ")"
 			}
 			return a.Health, newError(KindBackend, "wait for healthy", id, msg, ctx.Err())

@@ -109,6 +109,9 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if err == nil && a.Health == agentruntime.HealthDegraded {
+		resp.Diagnostics.AddWarning("Agent "+id+" is degraded", fmt.Sprintf("Agent %q answers, but %s.", id, a.Degradation))
+	}
 	if agentruntime.IsKind(err, agentruntime.KindDamaged) && !importing(state) {
 		// Forgetting the config makes the plan provision the agent again
 		// from its declared config, which mends it. A state saved by a
@@ -230,7 +233,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		tflog.Info(ctx, "stopped agent")
 	}
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
-	if !change.provision && !change.start && !change.stop && !change.roll {
+	if !change.provision && !change.start && !change.stop && !change.roll && !change.heal {
 		// Only settings of the resource itself changed; the agent is untouched.
 		resp.Diagnostics.Append(setModel(ctx, &resp.State, resp.State.Schema, &plan)...)
 		return
@@ -294,6 +297,12 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 			health, startErr = agentruntime.WaitHealthy(ctx, r.deps.runtime, id)
 		}
 	}
+	var healErr error
+	if change.heal && plan.WaitForHealthy.ValueBool() {
+		// The runtime replaces what the agent lost on its own; stopping it
+		// on a timeout would only take away what still serves.
+		health, healErr = agentruntime.WaitHealthy(ctx, r.deps.runtime, id)
+	}
 	if startErr != nil {
 		if change.create && r.removeFailed(ctx, id, startErr, diags) {
 			return
@@ -319,7 +328,7 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 		return
 	}
 	switch {
-	case startErr == nil && health == agentruntime.HealthHealthy:
+	case startErr == nil && healErr == nil && health == agentruntime.HealthHealthy:
 		a.Health = health
 	case change.roll && a.Running:
 		// The roll returned once the new instances' cards answered.
@@ -339,6 +348,11 @@ func (r *agentResource) startAndSave(ctx context.Context, id string, plan *agent
 	diags.Append(setModel(ctx, state, state.Schema, plan)...)
 	if startErr != nil {
 		diags.AddError("Agent "+id+" did not start", startErr.Error()+r.logTail(observeCtx, id))
+		return
+	}
+	if healErr != nil {
+		diags.AddError("Agent "+id+" is still degraded", healErr.Error()+
+			". It runs on as it is, and state records what it is now: the next plan shows it again, and the runtime's events say what keeps it from replacing the lost instances.")
 		return
 	}
 	for _, warning := range []diag.Diagnostic{unreachableCardWarning(a), cardDeviationsWarning(a.CardURL, a.Card)} {

@@ -42,7 +42,7 @@ type agentListModel struct {
 
 var healths = []string{
 	string(agentruntime.HealthProvisioned), string(agentruntime.HealthHealthy),
-	string(agentruntime.HealthUnhealthy), string(agentruntime.HealthStopped),
+	string(agentruntime.HealthUnhealthy), string(agentruntime.HealthStopped), string(agentruntime.HealthDegraded),
 }
 
 func (r *agentListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -69,7 +69,7 @@ func (r *agentListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 			"health": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Lists only agents whose health, observed as the list is made, is one of these: `provisioned`, " +
-					"`healthy`, `unhealthy` or `stopped` (see `a2a_agent`'s `health`).",
+					"`healthy`, `unhealthy`, `stopped` or `degraded` (see `a2a_agent`'s `health`).",
 				Validators: []validator.List{listvalidator.ValueStringsAre(stringvalidator.OneOf(healths...))},
 			},
 		},

@@ -167,6 +167,7 @@ type agentChange struct {
 	stop      bool // stop and leave stopped
 	create    bool // a new agent: a failed start removes it again
 	scale     bool // only the replicas of a running agent changed: provisioning scales it in place
+	heal      bool // a degraded agent, which the runtime mends on its own: wait until it is healthy, touch nothing
 }
 
 // changeOf is what applying plan does to the agent of prior state, on a
@@ -189,6 +190,8 @@ func changeOf(prior, plan *agentModel, rolls bool) agentChange {
 	c.start = wantRunning && restart && !c.roll
 	c.stop = !wantRunning && wasRunning
 	c.scale = rescale && wantRunning && !c.start && !c.roll
+	degraded := prior.Health.ValueString() == string(agentruntime.HealthDegraded)
+	c.heal = degraded && wasRunning && wantRunning && !restart && !c.scale
 	return c
 }
 
@@ -386,6 +389,12 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	if (change.start || change.roll) && !change.provision && prior.Running.ValueBool() {
 		diags.Append(restartWarning(prior)...)
 	}
+	if change.heal && plan.WaitForHealthy.ValueBool() {
+		diags.AddAttributeWarning(path.Root("health"), "Agent "+prior.ID.ValueString()+" reads degraded; apply waits until it is healthy again",
+			fmt.Sprintf("Agent %q answers, but some of its instances were lost (the refresh said which, and why). The runtime replaces "+
+				"them on its own (on Kubernetes, the cluster reschedules the pods of a lost node once their tolerations run out): apply touches nothing, "+
+				"and waits, within the update timeout, until the agent is healthy again.", prior.ID.ValueString()))
+	}
 	return false, diags
 }
 
@@ -451,7 +460,7 @@ func plannedProcess(prior, plan *agentModel, change agentChange) (types.String, 
 	switch {
 	case plan.Running.IsUnknown():
 		return unknown, unknown
-	case change.start, change.roll:
+	case change.start, change.roll, change.heal:
 		if plan.WaitForHealthy.ValueBool() {
 			return types.StringValue(string(agentruntime.HealthHealthy)), unknown
 		}

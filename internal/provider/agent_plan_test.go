@@ -176,6 +176,8 @@ func TestChangeOf(t *testing.T) {
 	unknownInjected.InjectedEnv = types.ListUnknown(types.StringType)
 	hung := model("a", true, "")
 	hung.Health = types.StringValue(string(agentruntime.HealthUnhealthy))
+	degraded := model("a", true, "")
+	degraded.Health = types.StringValue(string(agentruntime.HealthDegraded))
 	rescaled := model("a", true, "")
 	rescaled.Replicas = types.Int64Value(3)
 	respecRescaled := model("b", true, "")
@@ -222,6 +224,10 @@ func TestChangeOf(t *testing.T) {
 		{"same provider settings", settings(model("a", true, ""), "10s"), settings(model("a", true, ""), "10s"), true, agentChange{}},
 		{"objects that do not tell their settings", model("a", true, ""), settings(model("a", true, ""), "30s"), true, agentChange{}},
 		{"provider settings not known yet", settings(model("a", true, ""), "10s"), unknownSettings, true, agentChange{}},
+		{"degraded agent is waited for, not touched", degraded, model("a", true, ""), true, agentChange{heal: true}},
+		{"degraded agent with a new config rolls", degraded, model("b", true, ""), true, agentChange{provision: true, roll: true}},
+		{"degraded agent rescaled scales", degraded, rescaled, true, agentChange{provision: true, scale: true}},
+		{"degraded agent asked to stop stops", degraded, model("a", false, ""), true, agentChange{stop: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -188,9 +188,12 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"health": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "What the runtime observed at the last refresh: `provisioned` (never started), `healthy` (its card answers), " +
-					"`unhealthy` (running, card not answering) or `stopped`. Like a stopped agent that should run, an unhealthy one is drift: " +
+					"`unhealthy` (running, card not answering), `stopped`, or, on `kubernetes`, `degraded` (its card answers, but some of its pods " +
+					"are lost: they ran on a node that stopped answering). Like a stopped agent that should run, an unhealthy one is drift: " +
 					"the next apply restarts it (on `kubernetes`, rolls it over to new pods). A kubernetes agent whose rollout was cut " +
-					"short (the apply that began it was killed) reads `unhealthy` too.",
+					"short (the apply that began it was killed) reads `unhealthy` too. A degraded agent is mended by the cluster, which " +
+					"reschedules the lost pods: the refresh warns which pods are lost and why, and the next apply touches nothing but waits " +
+					"until the agent is healthy again.",
 			},
 			"config_sha256": schema.StringAttribute{
 				Computed:            true,

@@ -483,12 +483,14 @@ func (r *Runtime) stop(ctx context.Context, op, id string) error {
 }
 
 // waitPodsGone waits until no pod of the agent is left, for at most the
-// grace period and the time the cluster takes to remove a pod.
+// grace period and the time the cluster takes to remove a pod. A pod of a
+// lost node that is being deleted counts as gone: it takes no calls, and
+// nothing removes it before its node reports again, which then stops it.
 func (r *Runtime) waitPodsGone(ctx context.Context, op, id string) error {
 	limit := r.opts.StopGracePeriod + time.Minute
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
 		pods, err := r.pods(ctx, op, id)
-		return err == nil && len(pods) == 0, nil
+		return err == nil && !slices.ContainsFunc(pods, func(p corev1.Pod) bool { return p.DeletionTimestamp == nil || !nodeLost(p) }), nil
 	})
 	if err != nil {
 		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err,
@@ -763,6 +765,9 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		}
 		if rolling := rollingOut(d); rolling != nil && a.Health == agentruntime.HealthHealthy {
 			a.Health, a.CardError = agentruntime.HealthUnhealthy, rolling
+		}
+		if lost := degradation(pods, *d.Spec.Replicas); lost != "" && a.Health == agentruntime.HealthHealthy {
+			a.Health, a.Degradation = agentruntime.HealthDegraded, lost
 		}
 	case wasStarted(d):
 		a.Health = agentruntime.HealthStopped
