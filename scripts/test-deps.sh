@@ -46,7 +46,7 @@ part terraform-cli "" TOOLS "the acceptance tests of resource identity, terrafor
 part cc "gcc libc6-dev" TOOLS "the race detector's run, which needs cgo"
 part podman podman ENGINE "the container adapter's tests against Podman's Docker API"
 part kube "etcd-server runc containernetworking-plugins conntrack iptables iproute2 procps openssl" KUBE \
-  "the kubernetes adapter's tests, on a single-node cluster of their own"
+  "the kubernetes adapter's tests, on a cluster of two nodes of their own"
 part root "" "" ""
 
 # The parts of each suite. test-go runs without a missing part (the tests

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -14,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubeload"
 )
 
 // workloadAttribute is an a2a_agent kubernetes attribute with labels team,
@@ -156,8 +159,9 @@ func TestAccKubeAgent_workloadRefused(t *testing.T) {
 }
 
 // TestAccKubeAgent_autoscaling: an autoscaled agent starts with the
-// autoscaler's least pods and has its HorizontalPodAutoscaler; a count the
-// autoscaler changes reads back into replicas with an empty plan, and a
+// autoscaler's least pods and has its HorizontalPodAutoscaler; under a load
+// of calls the autoscaler adds pods, which read back into replicas with an
+// empty plan, and a
 // config change rolls the agent over keeping it; a deleted autoscaler is
 // drift that apply puts back; import reads the attribute back.
 func TestAccKubeAgent_autoscaling(t *testing.T) {
@@ -167,28 +171,28 @@ func TestAccKubeAgent_autoscaling(t *testing.T) {
 	ctx := context.Background()
 	config := func(description string) string {
 		return acc.agent(fmt.Sprintf("[agent]\nname = %q\ndescription = %q", name, description),
-			`  kubernetes = { autoscaling = { min_replicas = 2, max_replicas = 4, target_cpu_utilization = 60 } }`)
+			`  kubernetes = { autoscaling = { min_replicas = 2, max_replicas = 3, target_cpu_utilization = 60 } }`)
 	}
-	scaleTo := func(n int32) func() {
-		return func() {
-			deployments := k.cs.AppsV1().Deployments(ns)
-			scale, err := deployments.GetScale(ctx, "a2a-"+id, metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			scale.Spec.Replicas = n
-			if _, err := deployments.UpdateScale(ctx, "a2a-"+id, scale, metav1.UpdateOptions{}); err != nil {
-				t.Fatal(err)
-			}
+	// A load of calls has the autoscaler, which reads the pods' CPU from
+	// the cluster's metrics API, give the agent its most pods; it scales
+	// down no sooner than five minutes after, so they stay for the steps
+	// that follow.
+	loadUntilScaled := func() {
+		loadCtx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+		defer cancel()
+		calls, err := kubeload.UntilScaled(loadCtx, k.cfg, k.cs, ns, "a2a-"+id, 8080, 3)
+		if err != nil {
+			t.Fatal(err)
 		}
+		t.Logf("the autoscaler gave the agent its 3 pods after %d calls", calls)
 	}
 	autoscaler := func(*terraform.State) error {
 		hpa, err := k.cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Get(ctx, "a2a-"+id, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("the agent's autoscaler: %w", err)
 		}
-		if *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 4 || hpa.Spec.ScaleTargetRef.Name != "a2a-"+id {
-			return fmt.Errorf("the agent's autoscaler is %+v, want 2 to 4 pods of its Deployment", hpa.Spec)
+		if *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 3 || hpa.Spec.ScaleTargetRef.Name != "a2a-"+id {
+			return fmt.Errorf("the agent's autoscaler is %+v, want 2 to 3 pods of its Deployment", hpa.Spec)
 		}
 		return nil
 	}
@@ -206,11 +210,12 @@ func TestAccKubeAgent_autoscaling(t *testing.T) {
 				Config: config("first"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(agentAddr, "replicas", "2"),
-					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.autoscaling", "min=2 max=4 cpu=60% of Deployment/a2a-"+id),
+					resource.TestCheckResourceAttr(agentAddr, "runtime_settings.kubernetes.autoscaling", "min=2 max=3 cpu=60% of Deployment/a2a-"+id),
 					k.checkPods(ns, id, 2), autoscaler,
 				),
 			},
-			{PreConfig: scaleTo(3), Config: config("first"), PlanOnly: true},
+			// The autoscaler adds pods, and the plan stays empty.
+			{PreConfig: loadUntilScaled, Config: config("first"), PlanOnly: true},
 			{
 				Config: config("second"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

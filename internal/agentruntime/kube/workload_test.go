@@ -15,6 +15,7 @@ import (
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubeload"
 )
 
 func TestCheckWorkload(t *testing.T) {
@@ -265,10 +266,11 @@ func TestSpreadAndBudget(t *testing.T) {
 }
 
 // TestAutoscaledAgent: an autoscaled agent starts with the autoscaler's
-// least pods and gets a HorizontalPodAutoscaler of its bounds; the count the
-// autoscaler sets is what Get reads and what provisioning and rolling
-// keep; without autoscaling again, the autoscaler goes and the agent runs
-// the pods asked for.
+// least pods and gets a HorizontalPodAutoscaler of its bounds; under a load
+// of calls the autoscaler, reading the pods' CPU from the cluster's metrics
+// API, gives it its most pods, which is the count Get reads and that
+// provisioning and rolling keep; without autoscaling again, the autoscaler
+// goes and the agent runs the pods asked for.
 func TestAutoscaledAgent(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
 	rt := newRuntime(t, opts)
@@ -278,29 +280,30 @@ func TestAutoscaledAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 2, MaxReplicas: 4, TargetCPUUtilization: 60}}
+	w := agentruntime.Workload{Autoscaling: &agentruntime.Autoscaling{MinReplicas: 2, MaxReplicas: 3, TargetCPUUtilization: 60}}
 	spec := agentruntime.Spec{Config: raw, Workload: w}
 	a := startedAgent(t, rt, spec)
 	hpas := rt.cs.AutoscalingV2().HorizontalPodAutoscalers(opts.Namespace)
 	hpa, err := hpas.Get(ctx, rt.objectName(a.ID), metav1.GetOptions{})
-	if err != nil || *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 4 || hpa.Spec.ScaleTargetRef.Name != rt.objectName(a.ID) ||
+	if err != nil || *hpa.Spec.MinReplicas != 2 || hpa.Spec.MaxReplicas != 3 || hpa.Spec.ScaleTargetRef.Name != rt.objectName(a.ID) ||
 		*hpa.Spec.Metrics[0].Resource.Target.AverageUtilization != 60 {
-		t.Fatalf("the autoscaler is %+v (%v), want 2 to 4 pods at 60%% CPU of the agent's Deployment", hpa, err)
+		t.Fatalf("the autoscaler is %+v (%v), want 2 to 3 pods at 60%% CPU of the agent's Deployment", hpa, err)
 	}
 	got := getAgent(t, rt, a.ID)
 	if planned := rt.AgentSettings(cfg, w, 0); got.Replicas != 2 || !maps.Equal(got.Settings, planned) {
 		t.Fatalf("Get = %d replicas, settings %v; want 2 and %v", got.Replicas, got.Settings, planned)
 	}
 
-	// As the autoscaler would: three pods.
-	scale, err := rt.cs.AppsV1().Deployments(opts.Namespace).GetScale(ctx, rt.objectName(a.ID), metav1.GetOptions{})
+	// The autoscaler scales down no sooner than five minutes after it
+	// last wanted more pods: the three it gives stay while the test runs.
+	loadCtx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	calls, err := kubeload.UntilScaled(loadCtx, rt.rest, rt.cs, opts.Namespace, rt.objectName(a.ID), a.Port, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scale.Spec.Replicas = 3
-	if _, err := rt.cs.AppsV1().Deployments(opts.Namespace).UpdateScale(ctx, rt.objectName(a.ID), scale, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	t.Logf("the autoscaler gave the agent its 3 pods after %d calls", calls)
+	waitPods(t, rt, a.ID, 3)
 	if _, err := rt.Provision(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
