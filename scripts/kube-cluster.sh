@@ -5,6 +5,7 @@
 #   scripts/kube-cluster.sh up               build what is missing, start, print the kubeconfig path
 #   scripts/kube-cluster.sh kubelet NODE stop|start
 #                                            kill the kubelet of NODE (as a node that dies would), or start it again
+#   scripts/kube-cluster.sh kubectl ARGS...  run the cluster's kubectl, as its admin
 #   scripts/kube-cluster.sh env              print `export KUBECONFIG=...` for a cluster that is up
 #   scripts/kube-cluster.sh load IMAGE_TAR   import an OCI archive into every node's image store
 #   scripts/kube-cluster.sh image REF HOST OUT_TAR
@@ -751,13 +752,18 @@ status() {
   apiserver_ready && kubectl --kubeconfig "$KUBECONFIG_FILE" get nodes -o wide || true
 }
 
+kubectl_() {
+  [[ -f $RUN/up ]] || fail "the cluster is not up: run $0 up first"
+  exec kubectl --kubeconfig "$KUBECONFIG_FILE" "$@"
+}
+
 env_() {
   [[ -f $RUN/up ]] || fail "the cluster is not up: run $0 up first"
   echo "export KUBECONFIG=$KUBECONFIG_FILE"
 }
 
 usage() {
-  echo "usage: $0 up | down | env | status | kubelet NODE stop|start | load IMAGE_TAR | image REF HOST OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
+  echo "usage: $0 up | down | env | status | kubelet NODE stop|start | kubectl ARGS... | load IMAGE_TAR | image REF HOST OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
   exit 2
 }
 
@@ -767,6 +773,7 @@ case ${1:-} in
   env) env_ ;;
   status) status ;;
   kubelet) shift; kubelet_ "$@" ;;
+  kubectl) shift; kubectl_ "$@" ;;
   load) shift; load "$@" ;;
   image) shift; image "$@" ;;
   bundle) shift; bundle "$@" ;;

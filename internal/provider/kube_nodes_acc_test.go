@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -17,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubecluster"
 )
 
 // TestAccKubeAgent_lostNode: the kubelet of a node that runs one of an
@@ -149,15 +149,10 @@ func (k *kubeCluster) noLivePodOn(ns, id, node string) error {
 	return nil
 }
 
-// kubeClusterScript runs a command of the cluster script, which stops and
-// starts nodes' kubelets; make test-kube names it in A2A_KUBE_CLUSTER_SCRIPT.
+// kubeClusterScript runs a command of the cluster script.
 func kubeClusterScript(t *testing.T, args ...string) {
 	t.Helper()
-	script := os.Getenv("A2A_KUBE_CLUSTER_SCRIPT")
-	if script == "" {
-		t.Fatal("A2A_KUBE_CLUSTER_SCRIPT does not name scripts/kube-cluster.sh, which stops and starts nodes: run make test-kube")
-	}
-	if out, err := exec.Command(script, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", script, args, err, out)
+	if _, err := kubecluster.Run(args...); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,23 +1,18 @@
 package kube
 
 import (
-	"context"
-	"fmt"
+	"errors"
 	"maps"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubecluster"
 )
 
 // readyNodes names the cluster's Ready nodes, which must be two or more:
@@ -81,12 +76,11 @@ func TestReplicasSpreadAcrossNodes(t *testing.T) {
 	t.Logf("pods by node: %v", on)
 }
 
-// TestDrainKeepsTheAgentAnswering: draining the node that runs most of an
-// agent's three pods, as kubectl drain does (cordon, then evict each pod,
-// again while the disruption budget refuses), takes one pod at a time: the
+// TestDrainKeepsTheAgentAnswering: kubectl drain of the node that runs
+// most of an agent's three pods takes one pod at a time: the disruption
 // budget refuses the second eviction until the first pod's replacement is
-// ready elsewhere, and a steady flow of calls through the agent's Service
-// meets no failure throughout.
+// ready on the other node, and a steady flow of calls through the agent's
+// Service meets no failure throughout.
 func TestDrainKeepsTheAgentAnswering(t *testing.T) {
 	rt := newRuntime(t, testOptions(t, newNamespace(t)))
 	readyNodes(t, rt)
@@ -97,78 +91,37 @@ func TestDrainKeepsTheAgentAnswering(t *testing.T) {
 		t.Fatalf("pods by node %v: no node runs two of the agent's three pods, so the budget would never hold a drain back", on)
 	}
 	flow := serviceFlow(t, rt, a)
-	setUnschedulable(t, rt, node, true)
-	t.Cleanup(func() { setUnschedulable(t, rt, node, false) })
-	refused := evictFrom(t, rt, node, a.ID)
+	t.Cleanup(func() { clusterScript(t, "kubectl", "uncordon", node) })
+	// The agent's pods keep their /tmp in an emptyDir, which goes with them.
+	out := clusterScript(t, "kubectl", "drain", node, "--pod-selector", labelAgentID+"="+a.ID, "--delete-emptydir-data", "--timeout", "2m")
 	waitPods(t, rt, a.ID, 3)
 	result := flow.Stop()
-	t.Logf("drained %s (pods by node before: %v, after: %v); evictions refused by the budget: %d; %v",
+	refused := strings.Count(out, "disruption budget")
+	t.Logf("drained %s (pods by node before: %v, after: %v); evictions the budget refused: %d; %v",
 		node, on, podsByNode(t, rt, a.ID), refused, result)
 	if result.Failed > 0 || result.Calls == 0 {
 		t.Errorf("while node %s was drained: %v", node, result)
 	}
 	if refused == 0 {
-		t.Errorf("the disruption budget never refused an eviction while %d of the agent's pods left node %s", on[node], node)
+		t.Errorf("the disruption budget never refused an eviction while %d of the agent's pods left node %s; kubectl drain said:\n%s", on[node], node, out)
 	}
 	if n := podsByNode(t, rt, a.ID)[node]; n != 0 {
 		t.Errorf("%d pod(s) of the agent still run on the drained node %s", n, node)
 	}
 }
 
-// setUnschedulable cordons node, or uncordons it.
-func setUnschedulable(t *testing.T, rt *Runtime, node string, cordon bool) {
+// clusterScript runs a command of the cluster script, and returns what it
+// printed.
+func clusterScript(t *testing.T, args ...string) string {
 	t.Helper()
-	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, cordon)
-	if _, err := rt.cs.CoreV1().Nodes().Patch(context.Background(), node, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		t.Fatalf("cordon %s = %t: %v", node, cordon, err)
+	out, err := kubecluster.Run(args...)
+	if errors.Is(err, kubecluster.ErrNoScript) {
+		missing(t, "%v", err)
 	}
-}
-
-// evictFrom evicts the agent's pods on node through the eviction API, each
-// again every second while a disruption budget refuses (429), and returns
-// how many times one did.
-func evictFrom(t *testing.T, rt *Runtime, node, id string) int {
-	t.Helper()
-	ctx := testContext(t)
-	pods, err := rt.pods(ctx, "test", id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused := 0
-	for _, p := range pods {
-		if p.Spec.NodeName != node || p.DeletionTimestamp != nil {
-			continue
-		}
-		for {
-			err := rt.cs.CoreV1().Pods(p.Namespace).EvictV1(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}})
-			if err == nil || apierrors.IsNotFound(err) {
-				break
-			}
-			if !apierrors.IsTooManyRequests(err) {
-				t.Fatalf("evict %s: %v", p.Name, err)
-			}
-			refused++
-			select {
-			case <-ctx.Done():
-				t.Fatalf("the budget refused to evict %s until the test's deadline: %v", p.Name, err)
-			case <-time.After(time.Second):
-			}
-		}
-	}
-	return refused
-}
-
-// clusterScript runs the cluster script's command, which stops and starts
-// a node's kubelet; make test-kube names it in A2A_KUBE_CLUSTER_SCRIPT.
-func clusterScript(t *testing.T, args ...string) {
-	t.Helper()
-	script := os.Getenv("A2A_KUBE_CLUSTER_SCRIPT")
-	if script == "" {
-		missing(t, "A2A_KUBE_CLUSTER_SCRIPT does not name scripts/kube-cluster.sh, which stops and starts nodes: run make test-kube")
-	}
-	if out, err := exec.Command(script, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %v: %v\n%s", script, args, err, out)
-	}
+	return out
 }
 
 // TestLostNode: when the kubelet of a node that runs one of an agent's two
