@@ -152,7 +152,7 @@ func (k *kubeCluster) noLivePodOn(ns, id, node string) error {
 // kubeClusterScript runs a command of the cluster script.
 func kubeClusterScript(t *testing.T, args ...string) {
 	t.Helper()
-	if _, err := kubecluster.Run(args...); err != nil {
+	if _, err := kubecluster.Run(context.Background(), args...); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"slices"
@@ -114,7 +115,7 @@ func TestDrainKeepsTheAgentAnswering(t *testing.T) {
 // printed.
 func clusterScript(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := kubecluster.Run(args...)
+	out, err := kubecluster.Run(context.Background(), args...)
 	if errors.Is(err, kubecluster.ErrNoScript) {
 		missing(t, "%v", err)
 	}

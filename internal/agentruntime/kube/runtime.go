@@ -886,18 +886,25 @@ func (r *Runtime) deploymentNamed(ctx context.Context, op, id, name string) (*ap
 // checkOwned refuses an object of the agent's name that this adapter did
 // not create for the agent.
 func (r *Runtime) checkOwned(op, id, kind string, m metav1.Object) error {
+	if r.owns(id, m) {
+		return nil
+	}
 	l := m.GetLabels()
-	switch {
-	case l[labelManagedBy] != managedByValue:
+	if l[labelManagedBy] != managedByValue {
 		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
 			"%s %s/%s was not created for this agent by terraform-provider-a2a: delete or rename it, or rename the agent", kind, m.GetNamespace(), m.GetName())
-	case l[labelScope] != r.opts.Scope || l[labelAgentID] != id:
-		// Under the names of before, two agents could share one.
-		return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
-			"%s %s/%s belongs to agent %q of scope %q, which has the name this agent needs: destroy that agent, or give this one another id",
-			kind, m.GetNamespace(), m.GetName(), l[labelAgentID], l[labelScope])
 	}
-	return nil
+	// Under the names of before, two agents could share one.
+	return agentruntime.Errorf(agentruntime.KindConflict, op, id, nil,
+		"%s %s/%s belongs to agent %q of scope %q, which has the name this agent needs: destroy that agent, or give this one another id",
+		kind, m.GetNamespace(), m.GetName(), l[labelAgentID], l[labelScope])
+}
+
+// owns reports whether m is labelled as agent id's, of this runtime's
+// scope.
+func (r *Runtime) owns(id string, m metav1.Object) bool {
+	l := m.GetLabels()
+	return l[labelManagedBy] == managedByValue && l[labelScope] == r.opts.Scope && l[labelAgentID] == id
 }
 
 // updateDeployment applies change to the agent's Deployment, again on a

@@ -152,7 +152,7 @@ func ownedOrNil[T metav1.Object](ctx context.Context, r *Runtime, op, id string,
 	case err != nil:
 		return none, r.clusterError(op, id, err)
 	}
-	if r.checkOwned(op, id, "", obj) != nil {
+	if !r.owns(id, obj) {
 		return none, nil
 	}
 	return obj, nil

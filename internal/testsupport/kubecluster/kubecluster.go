@@ -4,6 +4,7 @@
 package kubecluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,12 +18,12 @@ const ScriptEnv = "A2A_KUBE_CLUSTER_SCRIPT"
 var ErrNoScript = errors.New(ScriptEnv + " does not name scripts/kube-cluster.sh, which stops and starts nodes: run make test-kube")
 
 // Run runs the script with args and returns what it printed.
-func Run(args ...string) (string, error) {
+func Run(ctx context.Context, args ...string) (string, error) {
 	script := os.Getenv(ScriptEnv)
 	if script == "" {
 		return "", ErrNoScript
 	}
-	out, err := exec.Command(script, args...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, script, args...).CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("%s %v: %w\n%s", script, args, err, out)
 	}
