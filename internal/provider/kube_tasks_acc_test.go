@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -18,10 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/kubeload"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/pgtest"
-	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/steady"
 )
 
 // taskPairs is how many SendMessage and GetTask pairs a check sends.
@@ -104,15 +101,7 @@ func (k *kubeCluster) node(t *testing.T) (ip string, podNetworks []string) {
 // proxy to its Service, which sends each call to a pod it picks, as an
 // ingress or gateway does.
 func (k *kubeCluster) serviceClient(ctx context.Context, ns, id string) (*a2aclient.Client, error) {
-	endpoint, err := url.JoinPath(k.cfg.Host, k.cfg.APIPath, "api/v1/namespaces", ns, "services", "http:a2a-"+id+":8080", "proxy")
-	if err != nil {
-		return nil, err
-	}
-	transport, err := rest.TransportFor(k.cfg)
-	if err != nil {
-		return nil, err
-	}
-	return steady.Client(ctx, endpoint+"/", &http.Client{Transport: transport, Timeout: 30 * time.Second})
+	return kubeload.ServiceClient(ctx, k.cfg, ns, "a2a-"+id, 8080)
 }
 
 // checkTaskPairs sends taskPairs messages to the agent through its

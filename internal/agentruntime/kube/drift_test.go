@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -167,24 +168,36 @@ func TestReplicas(t *testing.T) {
 // which its instance names and no other.
 func waitPods(t *testing.T, rt *Runtime, id string, want int) {
 	t.Helper()
+	waitAgent(t, rt, id, 250*time.Millisecond, func(ctx context.Context, a agentruntime.Agent) (bool, string) {
+		d, err := rt.cs.AppsV1().Deployments(rt.opts.Namespace).Get(ctx, rt.objectName(id), metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := strings.Split(a.Instance, ",")
+		return a.Health == agentruntime.HealthHealthy && int(d.Status.AvailableReplicas) == want && len(names) == want && a.Instance != "",
+			fmt.Sprintf("health %s, %d available pods, instance %q; want healthy with %d", a.Health, d.Status.AvailableReplicas, a.Instance, want)
+	})
+}
+
+// waitAgent reads the agent every interval until done says it is as the
+// test wants, and returns it then; at the test's deadline it fails with
+// what done said of the agent last.
+func waitAgent(t *testing.T, rt *Runtime, id string, interval time.Duration, done func(context.Context, agentruntime.Agent) (bool, string)) agentruntime.Agent {
+	t.Helper()
 	ctx := testContext(t)
 	for {
 		a, err := rt.Get(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := rt.cs.AppsV1().Deployments(rt.opts.Namespace).Get(ctx, rt.objectName(id), metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		names := strings.Split(a.Instance, ",")
-		if a.Health == agentruntime.HealthHealthy && int(d.Status.AvailableReplicas) == want && len(names) == want && a.Instance != "" {
-			return
+		ok, seen := done(ctx, a)
+		if ok {
+			return a
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("agent %s: health %s, %d available pods, instance %q; want healthy with %d", id, a.Health, d.Status.AvailableReplicas, a.Instance, want)
-		case <-time.After(250 * time.Millisecond):
+			t.Fatalf("agent %s: %s", id, seen)
+		case <-time.After(interval):
 		}
 	}
 }

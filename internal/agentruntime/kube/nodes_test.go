@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -164,19 +165,7 @@ func TestLostNode(t *testing.T) {
 // waitHealth waits until the agent reads health, and returns it then.
 func waitHealth(t *testing.T, rt *Runtime, id string, health agentruntime.Health) agentruntime.Agent {
 	t.Helper()
-	ctx := testContext(t)
-	for {
-		a, err := rt.Get(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Health == health {
-			return a
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("agent %s reads %s (%v), never %s", id, a.Health, a.CardError, health)
-		case <-time.After(time.Second):
-		}
-	}
+	return waitAgent(t, rt, id, time.Second, func(_ context.Context, a agentruntime.Agent) (bool, string) {
+		return a.Health == health, fmt.Sprintf("reads %s (%v), never %s", a.Health, a.CardError, health)
+	})
 }

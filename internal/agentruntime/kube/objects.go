@@ -173,11 +173,15 @@ func (b blueprint) runningReplicas(now int32) int32 {
 }
 
 // mostReplicas is the most pods the agent runs at once.
-func (b blueprint) mostReplicas() int32 {
-	if a := b.workload.Autoscaling; a != nil {
+func (b blueprint) mostReplicas() int32 { return mostReplicas(b.workload, b.replicas) }
+
+// mostReplicas is the most pods an agent of workload w, asking for
+// replicas, runs at once: the autoscaler's most, else those asked for.
+func mostReplicas(w agentruntime.Workload, replicas int32) int32 {
+	if a := w.Autoscaling; a != nil {
 		return a.MaxReplicas
 	}
-	return b.replicas
+	return replicas
 }
 
 // endpoint is the config's advertised_url, else the runtime's advertised

@@ -86,7 +86,7 @@ func (r *Runtime) sideObjects(ctx context.Context, op, id string, d *appsv1.Depl
 	var side sideObjects
 	var err error
 	w := r.effectiveWorkload(d)
-	if budgetOf(w, blueprint{workload: w, replicas: replicasOf(d)}.mostReplicas()) != nil {
+	if budgetOf(w, mostReplicas(w, replicasOf(d))) != nil {
 		if side.budget, err = ownedOrNil(ctx, r, op, id, r.cs.PolicyV1().PodDisruptionBudgets(r.opts.Namespace), d.Name); err != nil {
 			return side, err
 		}
