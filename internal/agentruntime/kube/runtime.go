@@ -808,8 +808,11 @@ func failing(pods []corev1.Pod) error {
 				reason = c.State.Waiting.Reason + ": " + c.State.Waiting.Message
 			case c.State.Terminated != nil && c.State.Terminated.ExitCode != 0:
 				reason = fmt.Sprintf("the agent exited with status %d", c.State.Terminated.ExitCode)
-			case c.State.Waiting != nil && c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0:
-				// Restarted after it failed, whatever it waits for now.
+			case (c.State.Waiting != nil || c.State.Running != nil && !c.Ready) &&
+				c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0:
+				// Restarted after it failed, whatever it waits for now, or
+				// run again and not ready yet: until it serves, it is the
+				// same failure retried.
 				reason = fmt.Sprintf("the agent exited with status %d", c.LastTerminationState.Terminated.ExitCode)
 			}
 		}
