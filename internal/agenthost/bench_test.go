@@ -3,6 +3,7 @@ package agenthost
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -217,4 +218,41 @@ func benchConfig(b *testing.B) *agentconfig.Config {
 		b.Fatal(err)
 	}
 	return cfg
+}
+
+// BenchmarkReadCall measures what the host reads of a JSON-RPC call before
+// the SDK does, for a SendMessage call as large as the body limit allows,
+// against json.Valid of the same bytes, the one pass any reader of the call
+// makes: read the ratio of the two, not either alone.
+func BenchmarkReadCall(b *testing.B) {
+	text := strings.Repeat("a", maxRequestBytes-1024)
+	body, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": 7, "method": "SendMessage",
+		"params": map[string]any{"message": map[string]any{
+			"messageId": "m1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": text}},
+		}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		read func() bool
+	}{
+		{"baseline json.Valid", func() bool { return json.Valid(body) }},
+		{"readCall and its questions", func() bool {
+			c := readCall(body)
+			return c.objectProblem() == "" && c.id() != nil && !c.isNotification() && c.paramsRefusal() == nil
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if !bc.read() {
+					b.Fatal("the call read as invalid")
+				}
+			}
+		})
+	}
 }
