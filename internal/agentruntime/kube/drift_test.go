@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -251,7 +252,12 @@ func TestAgentThatCannotRun(t *testing.T) {
 			}
 			waitEvent(t, rt, a.ID, tt.event)
 			if tt.logged != "" {
-				waitRestarted(t, rt, a.ID)
+				// The pod's status keeps the crashed container's last
+				// lines, which Logs falls back on once the container is gone.
+				if crashed := waitRestarted(t, rt, a.ID); !strings.Contains(crashed.LastTerminationState.Terminated.Message, tt.logged) {
+					t.Errorf("the restarted container's termination message = %q; want the crashed container's line naming %s",
+						crashed.LastTerminationState.Terminated.Message, tt.logged)
+				}
 				if lines, err := rt.Logs(testContext(t), a.ID, 20); err != nil || !strings.Contains(strings.Join(lines, "\n"), tt.logged) {
 					t.Errorf("Logs after a restart = %q, %v; want the crashed container's line naming %s", lines, err, tt.logged)
 				}
@@ -285,14 +291,22 @@ func waitEvent(t *testing.T, rt *Runtime, id, prefix string) {
 }
 
 // waitRestarted waits until the kubelet has restarted a container of the
-// agent's pods.
-func waitRestarted(t *testing.T, rt *Runtime, id string) {
+// agent's pods, and returns the status of the restarted container.
+func waitRestarted(t *testing.T, rt *Runtime, id string) corev1.ContainerStatus {
 	t.Helper()
+	var status corev1.ContainerStatus
 	err := wait.PollUntilContextTimeout(testContext(t), 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		pods, err := rt.pods(ctx, "test", id)
-		return err == nil && slices.ContainsFunc(pods, restarted), nil
+		pods, _ := rt.pods(ctx, "test", id)
+		for _, p := range pods {
+			if s := agentStatus(p); s.RestartCount > 0 && s.LastTerminationState.Terminated != nil {
+				status = s
+				return true, nil
+			}
+		}
+		return false, nil
 	})
 	if err != nil {
 		t.Fatalf("no container of agent %s was restarted: %v", id, err)
 	}
+	return status
 }

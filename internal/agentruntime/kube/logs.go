@@ -59,13 +59,46 @@ func (r *Runtime) Logs(ctx context.Context, id string, tail int) ([]string, erro
 // writePodLogs writes the last tail lines of each pod's agent to out.
 func (r *Runtime) writePodLogs(ctx context.Context, out io.Writer, pods []corev1.Pod, tail int) {
 	for _, p := range pods {
-		if restarted(p) {
+		status := agentStatus(p)
+		if status.RestartCount > 0 {
 			// The container that crashed said why; the one the kubelet
 			// started in its place may not have written a line yet.
-			_, _ = out.Write(r.podLog(ctx, p.Name, tail, true))
+			_, _ = out.Write(orTerminationMessage(r.podLog(ctx, p.Name, tail, true), status.LastTerminationState.Terminated))
 		}
-		_, _ = out.Write(r.podLog(ctx, p.Name, tail, false))
+		_, _ = out.Write(orTerminationMessage(r.podLog(ctx, p.Name, tail, false), status.State.Terminated))
 	}
+}
+
+// kubeletLogError starts what the kubelet answers, as if it were the log,
+// for a container it no longer has.
+var kubeletLogError = []byte("unable to retrieve container logs for ")
+
+// orTerminationMessage is the log read of a container, or, when none could
+// be read, the tail of it the kubelet kept in the pod's status when the
+// container exited (terminated; nil while it runs).
+func orTerminationMessage(log []byte, terminated *corev1.ContainerStateTerminated) []byte {
+	if len(bytes.TrimSpace(log)) > 0 && !bytes.HasPrefix(log, kubeletLogError) {
+		return log
+	}
+	if terminated == nil || terminated.Message == "" {
+		return nil
+	}
+	message := []byte(terminated.Message)
+	if !bytes.HasSuffix(message, []byte("\n")) {
+		message = append(message, '\n')
+	}
+	return message
+}
+
+// agentStatus is the status of the pod's agent container; zero before the
+// kubelet reports one.
+func agentStatus(p corev1.Pod) corev1.ContainerStatus {
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Name == agentName {
+			return c
+		}
+	}
+	return corev1.ContainerStatus{}
 }
 
 // podLog is the last tail lines of the agent's container in pod name, or of
@@ -80,16 +113,6 @@ func (r *Runtime) podLog(ctx context.Context, name string, tail int, previous bo
 		return nil
 	}
 	return data
-}
-
-// restarted says whether the kubelet restarted the pod's agent container.
-func restarted(p corev1.Pod) bool {
-	for _, c := range p.Status.ContainerStatuses {
-		if c.Name == agentName && c.RestartCount > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // capture is the logs of pods being followed until they end.

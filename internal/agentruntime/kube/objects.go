@@ -326,6 +326,11 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 		Env:             env,
 		Ports:           []corev1.ContainerPort{{Name: portName, ContainerPort: containerPort, Protocol: corev1.ProtocolTCP}},
 		VolumeMounts:    mounts,
+		// A container that exits in failure keeps the tail of its log in
+		// the pod's status, which outlives the container: the kubelet may
+		// have removed the crashed container, and its log with it, by the
+		// time a failed start asks why.
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		// A pod is ready once its card answers. The agent host logs every
 		// request, so the card is asked only until it first answers; the
 		// port is watched after that, which logs nothing.
