@@ -187,14 +187,9 @@ func wantNeverRestarted(t *testing.T, rt *Runtime, id, was string) {
 				t.Errorf("pod %s runs the agent with a memory limit of %s, want %s", p.Name, limit, floodMemoryLimit)
 			}
 		}
-		for _, c := range p.Status.ContainerStatuses {
-			if c.Name != agentName {
-				continue
-			}
-			if last := c.LastTerminationState.Terminated; c.RestartCount != 0 || last != nil || !c.Ready {
-				t.Errorf("pod %s: agent container restarted %d times, ready %t, last ended %+v; want it running since before the flood",
-					p.Name, c.RestartCount, c.Ready, last)
-			}
+		if c := agentStatus(p); c.RestartCount != 0 || c.LastTerminationState.Terminated != nil || !c.Ready {
+			t.Errorf("pod %s: agent container restarted %d times, ready %t, last ended %+v; want it running since before the flood",
+				p.Name, c.RestartCount, c.Ready, c.LastTerminationState.Terminated)
 		}
 	}
 }

@@ -77,7 +77,7 @@ var kubeletLogError = []byte("unable to retrieve container logs for ")
 // be read, the tail of it the kubelet kept in the pod's status when the
 // container exited (terminated; nil while it runs).
 func orTerminationMessage(log []byte, terminated *corev1.ContainerStateTerminated) []byte {
-	if len(bytes.TrimSpace(log)) > 0 && !bytes.HasPrefix(log, kubeletLogError) {
+	if len(bytes.TrimSpace(log)) > 0 {
 		return log
 	}
 	if terminated == nil || terminated.Message == "" {
@@ -90,17 +90,6 @@ func orTerminationMessage(log []byte, terminated *corev1.ContainerStateTerminate
 	return message
 }
 
-// agentStatus is the status of the pod's agent container; zero before the
-// kubelet reports one.
-func agentStatus(p corev1.Pod) corev1.ContainerStatus {
-	for _, c := range p.Status.ContainerStatuses {
-		if c.Name == agentName {
-			return c
-		}
-	}
-	return corev1.ContainerStatus{}
-}
-
 // podLog is the last tail lines of the agent's container in pod name, or of
 // the one before it when previous is set; nothing when it has none yet.
 func (r *Runtime) podLog(ctx context.Context, name string, tail int, previous bool) []byte {
@@ -108,8 +97,14 @@ func (r *Runtime) podLog(ctx context.Context, name string, tail int, previous bo
 	if tail > 0 {
 		opts.TailLines = ptr(int64(tail))
 	}
-	data, err := r.cs.CoreV1().Pods(r.opts.Namespace).GetLogs(name, opts).DoRaw(ctx)
-	if err != nil {
+	return logRead(r.cs.CoreV1().Pods(r.opts.Namespace).GetLogs(name, opts).DoRaw(ctx))
+}
+
+// logRead is the log a request for a container's log read: nothing when it
+// failed, or when the kubelet answered, in place of the log, that it no
+// longer has the container.
+func logRead(data []byte, err error) []byte {
+	if err != nil || bytes.HasPrefix(data, kubeletLogError) {
 		return nil
 	}
 	return data

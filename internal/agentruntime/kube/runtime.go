@@ -800,22 +800,7 @@ func failing(pods []corev1.Pod) error {
 		if p.DeletionTimestamp != nil {
 			continue
 		}
-		reason := ""
-		for _, c := range p.Status.ContainerStatuses {
-			switch {
-			case c.Name != agentName:
-			case c.State.Waiting != nil && failureReasons[c.State.Waiting.Reason] && !kubeletCatchingUp(c.State.Waiting):
-				reason = c.State.Waiting.Reason + ": " + c.State.Waiting.Message
-			case c.State.Terminated != nil && c.State.Terminated.ExitCode != 0:
-				reason = fmt.Sprintf("the agent exited with status %d", c.State.Terminated.ExitCode)
-			case (c.State.Waiting != nil || c.State.Running != nil && !c.Ready) &&
-				c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0:
-				// Restarted after it failed, whatever it waits for now, or
-				// run again and not ready yet: until it serves, it is the
-				// same failure retried.
-				reason = fmt.Sprintf("the agent exited with status %d", c.LastTerminationState.Terminated.ExitCode)
-			}
-		}
+		reason := containerFailure(agentStatus(p))
 		if reason == "" {
 			return nil
 		}
@@ -825,6 +810,35 @@ func failing(pods []corev1.Pod) error {
 		return nil
 	}
 	return errors.New(strings.Join(why, "; "))
+}
+
+// containerFailure says why the agent's container, of status c, cannot
+// run; "" while it may yet serve.
+func containerFailure(c corev1.ContainerStatus) string {
+	last := c.LastTerminationState.Terminated
+	switch {
+	case c.State.Waiting != nil && failureReasons[c.State.Waiting.Reason] && !kubeletCatchingUp(c.State.Waiting):
+		return c.State.Waiting.Reason + ": " + c.State.Waiting.Message
+	case c.State.Terminated != nil && c.State.Terminated.ExitCode != 0:
+		return fmt.Sprintf("the agent exited with status %d", c.State.Terminated.ExitCode)
+	case (c.State.Waiting != nil || c.State.Running != nil && !c.Ready) && last != nil && last.ExitCode != 0:
+		// Restarted after it failed, whatever it waits for now, or run
+		// again and not ready yet: until it serves, it is the same failure
+		// retried.
+		return fmt.Sprintf("the agent exited with status %d", last.ExitCode)
+	}
+	return ""
+}
+
+// agentStatus is the status of the pod's agent container; zero before the
+// kubelet reports one.
+func agentStatus(p corev1.Pod) corev1.ContainerStatus {
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Name == agentName {
+			return c
+		}
+	}
+	return corev1.ContainerStatus{}
 }
 
 // instance names the agent's pods that are not on their way out, sorted.
