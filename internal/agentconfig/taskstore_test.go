@@ -29,12 +29,30 @@ func TestTaskStore(t *testing.T) {
 		{"host=db.example.com password = hunter2-7d1e", "password literally in the key=value settings"},
 		{"${TASKS_STORE:-postgres://tasks:hunter2-7d1e@localhost/tasks}", "password literally in the URL"},
 		{"postgres://tasks:${TASKS_DB_PASSWORD:-hunter2-7d1e}@localhost/tasks", "password literally in the URL"},
+		// Spellings pgx reads as a password, which a reader of its own missed.
+		{"postgres://tasks:s3cr#t-7d1e@db.example.com/tasks", "password literally in the URL"},
+		{"postgres://tasks:s3cr?t-7d1e@db.example.com/tasks", "password literally in the URL"},
+		{"postgres://db.example.com/tasks?pass%77ord=hunter2-7d1e", "password literally in the URL"},
+		{"postgres://db.example.com/tasks?%70assword=hunter2-7d1e", "password literally in the URL"},
+		{"postgres://tasks:hunter2%2D7d1e@db.example.com/tasks", "password literally in the URL"},
+		{"host=db.example.com\\u000Bpassword=hunter2-7d1e", "password literally in the key=value settings"},
+		{"host=db.example.com\\fpassword=hunter2-7d1e", "password literally in the key=value settings"},
+		// Files named for the agent host's machine are not read here.
+		{"postgres://db.example.com/tasks?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem&password=hunter2-7d1e", "password literally in the URL"},
+		{"postgres://tasks:${TASKS_DB_PASSWORD}@db.example.com/tasks?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem", ""},
+		// A reference where a number goes.
+		{"host=db.example.com port=${TASKS_DB_PORT} password=${TASKS_DB_PASSWORD}", ""},
+		{"host=db.example.com port=${TASKS_DB_PORT} password=hunter2-7d1e", "password literally in the key=value settings"},
+		{"postgres://tasks:x${TASKS_DB_PASSWORD}@db.example.com/tasks", "password literally in the URL"},
+		{"host=db.example.com application_name=tasks search_path=a2a password=hunter2-7d1e", "password literally in the key=value settings"},
+		{"host=db.example.com application_name=tasks user=tasks", ""},
+		{"host='db.example.com", "the driver can read"},
 		{"db.example.com:5432", "is not a PostgreSQL connection string"},
 		{"mysql://tasks@db.example.com/tasks", "is not a PostgreSQL connection string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.store, func(t *testing.T) {
-			config := "[agent]\nname = \"a\"\n\n[tasks]\nstore = '''" + tt.store + "'''\n"
+			config := "[agent]\nname = \"a\"\n\n[tasks]\nstore = \"" + tt.store + "\"\n"
 			cfg, err := Parse([]byte(config))
 			if tt.want == "" {
 				if err != nil {

@@ -71,6 +71,11 @@ func TestTaskStorePasswordRefusedAtPlan(t *testing.T) {
 			Config:      acc.agent("[agent]\nname = \"Leaky Store\"\n[tasks]\nstore = \"postgres://tasks:hunter2-5c1a@db.example.com/tasks\""),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)line 4, column 1: ` + wordsPattern("tasks.store writes the database password literally in the URL")),
+		}, {
+			// A key only the driver's percent-decoding reads as password.
+			Config:      acc.agent("[agent]\nname = \"Leaky Store\"\n[tasks]\nstore = \"postgres://db.example.com/tasks?pass%77ord=hunter2-5c1a\""),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)line 4, column 1: ` + wordsPattern("tasks.store writes the database password literally in the URL")),
 		}},
 	})
 }
