@@ -217,9 +217,9 @@ func wantRESTRefusal(t *testing.T, res httpResult, status int, kind error) restE
 
 // grpcCall calls SendMessage of the 1.0 gRPC service directly, with the
 // metadata given, so that a test controls what the SDK's client would add.
-func grpcCall(t *testing.T, h *Host, md metadata.MD, text string) error {
+func grpcCall(t *testing.T, endpoint string, md metadata.MD, text string) error {
 	t.Helper()
-	conn, err := grpc.NewClient(card.GRPCTarget(h.Endpoint()), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(card.GRPCTarget(endpoint), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,14 +258,14 @@ func TestBindingRefusalsTakeEachBindingsShape(t *testing.T) {
 		}
 		old := strings.TrimSuffix(h.Endpoint(), "/") + "/v1/message:send"
 		wantRESTRefusal(t, do(t, http.MethodPost, old, v10, body), http.StatusBadRequest, a2a.ErrVersionNotSupported)
-		wantGRPCStatus(t, grpcCall(t, h, metadata.Pairs("a2a-version", "0.3"), "hi"), codes.FailedPrecondition, "speaks 1.0")
-		wantGRPCStatus(t, grpcCall(t, h, nil, "hi"), codes.FailedPrecondition, "speaks 1.0")
-		if err := grpcCall(t, h, metadata.Pairs("a2a-version", "1.0"), "hi"); err != nil {
+		wantGRPCStatus(t, grpcCall(t, h.Endpoint(), metadata.Pairs("a2a-version", "0.3"), "hi"), codes.FailedPrecondition, "speaks 1.0")
+		wantGRPCStatus(t, grpcCall(t, h.Endpoint(), nil, "hi"), codes.FailedPrecondition, "speaks 1.0")
+		if err := grpcCall(t, h.Endpoint(), metadata.Pairs("a2a-version", "1.0"), "hi"); err != nil {
 			t.Errorf("gRPC with a2a-version 1.0: %v", err)
 		}
 	})
 	t.Run("auth", func(t *testing.T) {
-		h := startInProcess(t, parseConfig(t, echoConfig+"\n[auth]\nbearer_token = \""+bindingsToken+"\"\n"), Options{})
+		h := startInProcess(t, parseConfig(t, guardedBindingsConfig), Options{})
 		tasks := strings.TrimSuffix(h.Endpoint(), "/") + "/tasks"
 		res := do(t, http.MethodGet, tasks, v10, nil)
 		wantRESTRefusal(t, res, http.StatusUnauthorized, a2a.ErrUnauthenticated)
@@ -273,9 +273,8 @@ func TestBindingRefusalsTakeEachBindingsShape(t *testing.T) {
 			t.Errorf("WWW-Authenticate %q, want a Bearer challenge", res.header.Get("WWW-Authenticate"))
 		}
 		wrong := metadata.Pairs("a2a-version", "1.0", "authorization", "Bearer not-it")
-		wantGRPCStatus(t, grpcCall(t, h, wrong, "hi"), codes.Unauthenticated, "not valid")
-		right := metadata.Pairs("a2a-version", "1.0", "authorization", "Bearer "+bindingsToken)
-		if err := grpcCall(t, h, right, "hi"); err != nil {
+		wantGRPCStatus(t, grpcCall(t, h.Endpoint(), wrong, "hi"), codes.Unauthenticated, "not valid")
+		if err := grpcCall(t, h.Endpoint(), guardedMD(), "hi"); err != nil {
 			t.Errorf("gRPC with the token: %v", err)
 		}
 		if strings.Contains(res.String(), bindingsToken) {
@@ -287,7 +286,7 @@ func TestBindingRefusalsTakeEachBindingsShape(t *testing.T) {
 		huge := strings.Repeat("x", maxRequestBytes+1)
 		body, _ := json.Marshal(map[string]any{"message": map[string]any{"messageId": "m1", "role": "ROLE_USER", "parts": []any{map[string]any{"text": huge}}}})
 		wantRESTRefusal(t, do(t, http.MethodPost, strings.TrimSuffix(h.Endpoint(), "/")+"/message:send", v10, body), http.StatusRequestEntityTooLarge, a2a.ErrInvalidRequest)
-		wantGRPCStatus(t, grpcCall(t, h, metadata.Pairs("a2a-version", "1.0"), huge), codes.ResourceExhausted, "larger than")
+		wantGRPCStatus(t, grpcCall(t, h.Endpoint(), metadata.Pairs("a2a-version", "1.0"), huge), codes.ResourceExhausted, "larger than")
 	})
 	t.Run("over the budget", func(t *testing.T) {
 		h := startInProcess(t, parseConfig(t, echoConfig), Options{BodyReadTimeout: waitLimit})
@@ -297,7 +296,7 @@ func TestBindingRefusalsTakeEachBindingsShape(t *testing.T) {
 		if res.header.Get("Retry-After") != strconv.Itoa(busyRetryAfter) {
 			t.Errorf("Retry-After %q, want %d", res.header.Get("Retry-After"), busyRetryAfter)
 		}
-		wantGRPCStatus(t, grpcCall(t, h, metadata.Pairs("a2a-version", "1.0"), "hi"), codes.Unavailable, "retry")
+		wantGRPCStatus(t, grpcCall(t, h.Endpoint(), metadata.Pairs("a2a-version", "1.0"), "hi"), codes.Unavailable, "retry")
 		for _, conn := range stalled {
 			_ = conn.Close()
 		}
@@ -365,7 +364,7 @@ func TestBindingsConfigIsChecked(t *testing.T) {
 // binding.
 func TestSDKToolSendsOverEveryBinding(t *testing.T) {
 	tool := a2acli.Binary(t)
-	h := startInProcess(t, parseConfig(t, echoConfig+"\n[auth]\nbearer_token = \""+bindingsToken+"\"\n"), Options{})
+	h := startInProcess(t, parseConfig(t, guardedBindingsConfig), Options{})
 	for _, transport := range []string{"jsonrpc", "rest", "grpc"} {
 		t.Run(transport, func(t *testing.T) {
 			text := "hello over " + transport

@@ -429,21 +429,24 @@ func TestJSONRPCEnvelope(t *testing.T) {
 	})
 }
 
-// TestUnauthenticatedReplyCarriesTheRequestID covers JSON-RPC 2.0's rule
-// that an error answers with the request's id when it could be read.
-func TestUnauthenticatedReplyCarriesTheRequestID(t *testing.T) {
+// TestUnauthenticatedReplyNamesNoID covers JSON-RPC 2.0's rule that an
+// error answers with id null when the request's id was not read: the host
+// refuses a call without the token from its headers, before it reads (or
+// charges for) the body, whether or not the body could be read.
+func TestUnauthenticatedReplyNamesNoID(t *testing.T) {
 	t.Setenv("AGENT_TOKEN", "id-t0ken-456")
 	h := startInProcess(t, parseConfig(t, guardedConfig), Options{})
-	res := postRPC(t, h.Endpoint(), "SendMessage", sendParams("no token"), nil)
-	if res.status != http.StatusUnauthorized {
-		t.Fatalf("status %d, want 401", res.status)
-	}
-	if rpc := wantRPCError(t, res, unauthenticatedCode); rpc.ID != float64(7) {
-		t.Errorf("401 answered with id %v, want the request's 7", rpc.ID)
-	}
-	unreadable := do(t, http.MethodPost, h.Endpoint(), http.Header{"Content-Type": {"application/json"}}, []byte("{"))
-	if rpc := wantRPCError(t, unreadable, unauthenticatedCode); rpc.ID != nil {
-		t.Errorf("401 to an unreadable body answered with id %v, want null", rpc.ID)
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":` + mustJSON(t, sendParams("no token")) + `}`,
+		"{",
+	} {
+		res := do(t, http.MethodPost, h.Endpoint(), rpcHeader, []byte(body))
+		if res.status != http.StatusUnauthorized {
+			t.Fatalf("status %d, want 401", res.status)
+		}
+		if rpc := wantRPCError(t, res, unauthenticatedCode); rpc.ID != nil {
+			t.Errorf("401 to %q answered with id %v, want null", body, rpc.ID)
+		}
 	}
 }
 

@@ -18,9 +18,9 @@ import (
 
 // callGate admits the calls of every binding alike, so that what one
 // binding allows another cannot get around (specification, section 5.1):
-// it charges each call to the host's budget, reads its body within a
-// deadline and a size bound, and authenticates the caller. What it turns
-// away is a refusal, which each binding writes in its own shape.
+// it authenticates the caller, charges each call to the host's budget and
+// reads its body within a deadline and a size bound. What it turns away is
+// a refusal, which each binding writes in its own shape.
 type callGate struct {
 	auth        *bearerAuth // nil when the agent has no authentication
 	bodyTimeout time.Duration
@@ -60,53 +60,73 @@ type refusal struct {
 	header http.Header
 }
 
-// admit reads and checks a call. A framed call is gRPC's: one
-// length-prefixed message, whose prefix declares its size. On a refusal
-// after the body was read, the body is returned too, for a binding that
-// names the call's id in its answer.
-func (g *callGate) admit(w http.ResponseWriter, r *http.Request, framed bool) (*admittedCall, []byte, *refusal) {
+// admit checks and reads a call, within the body deadline. The deadline
+// covers every read of the request, net/http's own too: of a call refused
+// before its body is read, HTTP/1.1 reads what is left of the body before
+// the refusal goes out. It is lifted once a call is admitted, so a stream
+// can stay open.
+func (g *callGate) admit(w http.ResponseWriter, r *http.Request, framed bool) (*admittedCall, *refusal) {
 	rc := http.NewResponseController(w)
 	if g.bodyTimeout > 0 {
 		if err := rc.SetReadDeadline(time.Now().Add(g.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return nil, nil, g.bodyRefusal(err)
+			return nil, g.bodyRefusal(err)
 		}
-		// Lifted once the body is in, so a stream can stay open.
-		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
+	call, refused := g.read(w, r, framed)
+	if refused == nil && g.bodyTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return call, refused
+}
+
+// read authenticates the caller from the headers first, so a call without
+// the token is charged nothing and none of its body is read; then it
+// charges the call to the budget and reads its body. A framed call is
+// gRPC's: one length-prefixed message, whose prefix declares its size,
+// and the end of the stream.
+func (g *callGate) read(w http.ResponseWriter, r *http.Request, framed bool) (*admittedCall, *refusal) {
+	scope, refused := g.authenticate(r)
+	if refused != nil {
+		return nil, refused
 	}
 	declared := r.ContentLength
 	var prefix []byte
 	if framed {
 		var err error
 		if prefix, declared, err = readFramePrefix(r.Body); err != nil {
-			return nil, nil, g.bodyRefusal(err)
+			return nil, g.bodyRefusal(err)
 		}
 		if declared > g.maxBytes {
-			return nil, nil, g.bodyRefusal(&http.MaxBytesError{Limit: g.maxBytes})
+			return nil, g.bodyRefusal(&http.MaxBytesError{Limit: g.maxBytes})
 		}
 	}
 	release, ok := g.budget.acquire(declared, g.maxBytes)
 	if !ok {
-		return nil, nil, busyRefusal()
+		return nil, busyRefusal()
 	}
 	body, err := g.readBody(w, r, declared, prefix)
 	if err != nil {
 		release()
-		return nil, nil, g.bodyRefusal(err)
+		return nil, g.bodyRefusal(err)
 	}
-	scope := sharedScope
-	if g.auth != nil {
-		identity, challenge, problem := g.auth.check(r)
-		if problem != "" {
-			release()
-			return nil, body, &refusal{
-				kind: a2a.ErrUnauthenticated, message: problem,
-				status: http.StatusUnauthorized, grpc: codes.Unauthenticated, rpcCode: unauthenticatedCode,
-				header: http.Header{"Www-Authenticate": {challenge}},
-			}
+	return &admittedCall{body: body, scope: scope, release: release}, nil
+}
+
+// authenticate returns the scope of the caller a request's headers name,
+// or the refusal of a caller without the agent's token.
+func (g *callGate) authenticate(r *http.Request) (string, *refusal) {
+	if g.auth == nil {
+		return sharedScope, nil
+	}
+	identity, challenge, problem := g.auth.check(r)
+	if problem != "" {
+		return "", &refusal{
+			kind: a2a.ErrUnauthenticated, message: problem,
+			status: http.StatusUnauthorized, grpc: codes.Unauthenticated, rpcCode: unauthenticatedCode,
+			header: http.Header{"Www-Authenticate": {challenge}},
 		}
-		scope = identity
 	}
-	return &admittedCall{body: body, scope: scope, release: release}, body, nil
+	return identity, nil
 }
 
 // grpcFramePrefix is the length of a gRPC message's prefix: a compression
@@ -121,17 +141,30 @@ func readFramePrefix(body io.Reader) ([]byte, int64, error) {
 	return prefix, int64(binary.BigEndian.Uint32(prefix[1:])), nil
 }
 
+// errSecondMessage is a gRPC call that sent more after its request
+// message.
+var errSecondMessage = errors.New("a gRPC call of this agent sends one request message")
+
 // readBody reads the whole body, bounded in size. A body of a declared
 // length is read into a buffer of that size, not grown into one: growing
 // would hold up to twice the body at once. A framed body is its prefix and
-// exactly the message it declares; the stream's end is left to the gRPC
-// server to read.
+// exactly the message it declares, then the end of the stream: every A2A
+// method takes one request message, and a byte more would be read, and
+// held, by the gRPC server for as long as the client sends.
 func (g *callGate) readBody(w http.ResponseWriter, r *http.Request, declared int64, prefix []byte) ([]byte, error) {
 	if prefix != nil {
 		body := make([]byte, len(prefix)+int(declared))
 		copy(body, prefix)
-		_, err := io.ReadFull(r.Body, body[len(prefix):])
-		return body, err
+		if _, err := io.ReadFull(r.Body, body[len(prefix):]); err != nil {
+			return nil, err
+		}
+		switch _, err := io.ReadAtLeast(r.Body, make([]byte, 1), 1); {
+		case err == nil:
+			return nil, errSecondMessage
+		case !errors.Is(err, io.EOF):
+			return nil, err
+		}
+		return body, nil
 	}
 	var body bytes.Buffer
 	if declared > 0 && declared <= g.maxBytes {
@@ -148,6 +181,11 @@ func (g *callGate) bodyRefusal(err error) *refusal {
 		return &refusal{
 			kind: a2a.ErrInvalidRequest, message: fmt.Sprintf("the request body is larger than the %d bytes this agent accepts", tooLarge.Limit),
 			status: http.StatusRequestEntityTooLarge, grpc: codes.ResourceExhausted, rpcCode: codeInvalidRequest,
+		}
+	case errors.Is(err, errSecondMessage):
+		return &refusal{
+			kind: a2a.ErrInvalidRequest, message: "every method of this agent takes one request message, and the call sent more after it; end the stream after the message",
+			status: http.StatusBadRequest, grpc: codes.InvalidArgument, rpcCode: codeInvalidRequest,
 		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &refusal{

@@ -52,7 +52,7 @@ func isGRPC(r *http.Request) bool {
 }
 
 func (e *grpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	call, _, refused := e.gate.admit(w, r, true)
+	call, refused := e.gate.admit(w, r, true)
 	if refused != nil {
 		writeGRPCRefusal(w, refused)
 		return
@@ -67,7 +67,7 @@ func (e *grpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	r = r.WithContext(call.context(r))
-	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(call.body), r.Body))
+	r.Body = io.NopCloser(bytes.NewReader(call.body))
 	e.server.ServeHTTP(w, r)
 }
 

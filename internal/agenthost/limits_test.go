@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -46,6 +47,32 @@ func TestStalledBodyIsCut(t *testing.T) {
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestTimeout || !resp.Close {
 		t.Errorf("stalled body answered %d (close %v), want 408 and the connection closed", resp.StatusCode, resp.Close)
+	}
+}
+
+// TestRefusalBeforeTheBodyIsAnswered checks a call refused before its
+// body is read, over HTTP/1.1, is answered, and its connection closed,
+// once the body deadline passes, though the client never sends the body
+// it declared: HTTP/1.1 reads what is left of a body before it answers.
+func TestRefusalBeforeTheBodyIsAnswered(t *testing.T) {
+	h := startInProcess(t, parseConfig(t, guardedBindingsConfig), Options{BodyReadTimeout: 50 * time.Millisecond})
+	base := strings.TrimSuffix(mustURL(t, h.Endpoint()).Path, "/")
+	for _, path := range []string{base + "/", base + "/message:send"} {
+		t.Run(path, func(t *testing.T) {
+			conn := dialHost(t, h.Endpoint())
+			_ = conn.SetDeadline(time.Now().Add(waitLimit))
+			if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: agent\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\nContent-Length: 100\r\n\r\n", path); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer to a call without the token that never sends its body: %v", err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+				t.Errorf("answered %d (close %v), want 401 and the connection closed", resp.StatusCode, resp.Close)
+			}
+		})
 	}
 }
 

@@ -38,7 +38,7 @@ func (e *restEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	call, _, refused := e.gate.admit(w, r, false)
+	call, refused := e.gate.admit(w, r, false)
 	if refused != nil {
 		writeRESTRefusal(w, refused)
 		return

@@ -66,13 +66,16 @@ func newRPCEndpoint(handler a2asrv.RequestHandler, gate *callGate) *rpcEndpoint 
 }
 
 func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	call, body, refused := e.gate.admit(w, r, false)
+	call, refused := e.gate.admit(w, r, false)
 	if refused != nil {
+		// The gate refuses before it has the whole body, so before the
+		// call's id is known: null, as JSON-RPC 2.0 answers then.
 		refused.setHeaders(w)
-		writeRPCError(w, refused.status, requestID(body), refused.rpcCode, refused.message, refused.kind)
+		writeRPCError(w, refused.status, nil, refused.rpcCode, refused.message, refused.kind)
 		return
 	}
 	defer call.release()
+	body := call.body
 	head := readCall(body)
 	id := head.id()
 	version := requestedVersion(r)

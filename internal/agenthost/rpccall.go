@@ -62,9 +62,6 @@ func (c rpcCall) id() any {
 	return nil
 }
 
-// requestID is the id of the JSON-RPC request body, as rpcCall.id reads it.
-func requestID(body []byte) any { return readCall(body).id() }
-
 // str is the string member name holds; "" when it holds none.
 func (c rpcCall) str(name string) string {
 	var s string
