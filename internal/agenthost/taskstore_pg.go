@@ -35,6 +35,12 @@ const (
 	// releaseTimeout bounds what the store writes after an execution ends,
 	// on a context of its own: the execution's may be canceled by then.
 	releaseTimeout = 10 * time.Second
+	// defaultQueryTimeout bounds each operation of the store, all its
+	// statements together, so that a database that stalls (a stopped
+	// server, a lost network) fails a call with an error saying so rather
+	// than holding it, and its place in the host's call budget, until the
+	// client gives up.
+	defaultQueryTimeout = 10 * time.Second
 )
 
 // pgTaskStore keeps an agent's tasks in PostgreSQL ([tasks] store), where
@@ -61,7 +67,9 @@ type pgTaskStore struct {
 	maxTasks  int
 	retention time.Duration
 	lease     time.Duration
-	logger    *slog.Logger
+	// queryTimeout bounds each operation (see bounded).
+	queryTimeout time.Duration
+	logger       *slog.Logger
 
 	mu sync.Mutex
 	// running holds the executions this host runs, by task; followers,
@@ -82,7 +90,9 @@ type pgOptions struct {
 	maxTasks  int
 	retention time.Duration
 	lease     time.Duration
-	logger    *slog.Logger
+	// queryTimeout bounds each operation; defaultQueryTimeout when zero.
+	queryTimeout time.Duration
+	logger       *slog.Logger
 }
 
 // openPGTaskStore connects to the database, makes the store's tables if
@@ -107,11 +117,14 @@ func openPGTaskStore(ctx context.Context, opts pgOptions) (*pgTaskStore, error) 
 	}
 	s := &pgTaskStore{
 		pool: pool, agent: opts.agent, host: hostName(), maxTasks: opts.maxTasks,
-		retention: opts.retention, lease: opts.lease, logger: opts.logger,
+		retention: opts.retention, lease: opts.lease, queryTimeout: opts.queryTimeout, logger: opts.logger,
 		running: map[a2a.TaskID]*pgExecution{}, followers: map[a2a.TaskID]map[chan struct{}]bool{},
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.queryTimeout <= 0 {
+		s.queryTimeout = defaultQueryTimeout
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
@@ -139,6 +152,23 @@ func openPGTaskStore(ctx context.Context, opts pgOptions) (*pgTaskStore, error) 
 // password.
 func storeError(doing string, err error) error {
 	return fmt.Errorf("could not %s the task store ([tasks] store): %s", doing, strings.Join(strings.Fields(err.Error()), " "))
+}
+
+// bounded gives one operation of the store the time the database has to
+// answer all of it.
+func (s *pgTaskStore) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.queryTimeout)
+}
+
+// storeError says what the host could not do with the database, and when
+// it did not answer in time, that it did not, which the driver's own text
+// ("timeout: context deadline exceeded") leaves the operator to guess.
+func (s *pgTaskStore) storeError(doing string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("could not %s the task store ([tasks] store): the database did not answer within %s; "+
+			"check that its server is running and reachable from the agent", doing, s.queryTimeout)
+	}
+	return storeError(doing, err)
 }
 
 // hostName names this host in the leases it holds: its host name (a pod's
@@ -170,6 +200,8 @@ func endsStream(state a2a.TaskState) bool {
 }
 
 func (s *pgTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.TaskVersion, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	entry, err := encodeTask(task, caller(ctx), time.Now())
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
@@ -209,6 +241,8 @@ func (s *pgTaskStore) Create(ctx context.Context, task *a2a.Task) (taskstore.Tas
 }
 
 func (s *pgTaskStore) Update(ctx context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	entry, err := encodeTask(req.Task, caller(ctx), time.Now())
 	if err != nil {
 		return taskstore.TaskVersionMissing, err
@@ -275,10 +309,12 @@ func (s *pgTaskStore) failure(doing string, err error) error {
 		errors.Is(err, taskstore.ErrTaskAlreadyExists), errors.As(err, &a2aErr):
 		return err
 	}
-	return storeError(doing+" in", err)
+	return s.storeError(doing+" in", err)
 }
 
 func (s *pgTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	var owner string
 	var version int64
 	var raw []byte
@@ -290,7 +326,7 @@ func (s *pgTaskStore) Get(ctx context.Context, id a2a.TaskID) (*taskstore.Stored
 	case errors.Is(err, pgx.ErrNoRows), err == nil && owner != caller(ctx):
 		return nil, a2a.ErrTaskNotFound
 	case err != nil:
-		return nil, storeError("read task "+string(id)+" from", err)
+		return nil, s.storeError("read task "+string(id)+" from", err)
 	}
 	task, err := (&storedTask{raw: raw, id: id}).decode()
 	if err != nil {
@@ -308,6 +344,8 @@ func (s *pgTaskStore) List(ctx context.Context, req *a2a.ListTasksRequest) (*a2a
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	args := []any{s.agent, caller(ctx), s.retention.Microseconds()}
 	where := []string{"agent_id = $1", "scope = $2", "task IS NOT NULL", kept(3)}
 	filter := func(condition string, value any) {

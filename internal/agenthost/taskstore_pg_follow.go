@@ -135,15 +135,17 @@ func (s *pgTaskStore) follow(ctx context.Context, id a2a.TaskID) (iter.Seq2[a2a.
 	var owner, runner string
 	var version int64
 	var raw []byte
-	err := s.pool.QueryRow(ctx, `SELECT scope, coalesce(runner, ''), version, task FROM a2a_tasks
+	read, cancel := s.bounded(ctx)
+	err := s.pool.QueryRow(read, `SELECT scope, coalesce(runner, ''), version, task FROM a2a_tasks
 		WHERE agent_id = $1 AND task_id = $2 AND task IS NOT NULL AND `+running, s.agent, id).Scan(&owner, &runner, &version, &raw)
+	cancel()
 	switch {
 	case errors.Is(err, pgx.ErrNoRows), err == nil && (owner != caller(ctx) || runner == s.host):
 		stop()
 		return nil, false, nil
 	case err != nil:
 		stop()
-		return nil, false, storeError("read task "+string(id)+" from", err)
+		return nil, false, s.storeError("read task "+string(id)+" from", err)
 	}
 	task, err := (&storedTask{raw: raw, id: id}).decode()
 	if err != nil || task.Status.State.Terminal() {
@@ -167,7 +169,7 @@ func (s *pgTaskStore) stream(ctx context.Context, id a2a.TaskID, version int64, 
 		events, err := s.eventsAfter(ctx, id, version)
 		if err != nil {
 			if ctx.Err() == nil {
-				yield(nil, storeError("read the events of task "+string(id)+" from", err))
+				yield(nil, s.storeError("read the events of task "+string(id)+" from", err))
 			}
 			return
 		}
@@ -182,7 +184,7 @@ func (s *pgTaskStore) stream(ctx context.Context, id a2a.TaskID, version int64, 
 			switch {
 			case err != nil:
 				if ctx.Err() == nil {
-					yield(nil, storeError("read task "+string(id)+" from", err))
+					yield(nil, s.storeError("read task "+string(id)+" from", err))
 				}
 				return
 			case gone:
@@ -205,6 +207,8 @@ type storedEvent struct {
 }
 
 func (s *pgTaskStore) eventsAfter(ctx context.Context, id a2a.TaskID, version int64) ([]storedEvent, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	rows, err := s.pool.Query(ctx, `SELECT version, event FROM a2a_task_events WHERE agent_id = $1 AND task_id = $2 AND version > $3
 		ORDER BY version`, s.agent, id, version)
 	if err != nil {
@@ -226,6 +230,8 @@ func (s *pgTaskStore) eventsAfter(ctx context.Context, id a2a.TaskID, version in
 }
 
 func (s *pgTaskStore) gone(ctx context.Context, id a2a.TaskID) (bool, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	var exists bool
 	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM a2a_tasks WHERE agent_id = $1 AND task_id = $2)", s.agent, id).Scan(&exists)
 	return !exists, err

@@ -26,6 +26,8 @@ func (e *pgExecution) cancel() { e.once.Do(func() { close(e.canceled) }) }
 // until the execution ends (see keep), and let go of with the write that
 // finishes the task or asks for input (see Update).
 func (s *pgTaskStore) run(ctx context.Context, id a2a.TaskID, isNew bool) (*execution, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	lease := s.lease.Microseconds()
 	var err error
 	if isNew {
@@ -70,6 +72,8 @@ func (s *pgTaskStore) release(id a2a.TaskID, ex *pgExecution) {
 // runningElsewhere reports whether another host holds the lease of the
 // caller's task.
 func (s *pgTaskStore) runningElsewhere(ctx context.Context, id a2a.TaskID) (bool, error) {
+	ctx, cancel := s.bounded(ctx)
+	defer cancel()
 	var owner, runner string
 	err := s.pool.QueryRow(ctx, `SELECT scope, coalesce(runner, '') FROM a2a_tasks WHERE agent_id = $1 AND task_id = $2 AND task IS NOT NULL AND `+running,
 		s.agent, id).Scan(&owner, &runner)
@@ -77,7 +81,7 @@ func (s *pgTaskStore) runningElsewhere(ctx context.Context, id a2a.TaskID) (bool
 	case errors.Is(err, pgx.ErrNoRows):
 		return false, nil
 	case err != nil:
-		return false, storeError("read task "+string(id)+" from", err)
+		return false, s.storeError("read task "+string(id)+" from", err)
 	}
 	return owner == caller(ctx) && runner != s.host, nil
 }
@@ -95,13 +99,24 @@ func (s *pgTaskStore) keep(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		if err := s.renew(ctx); err != nil && ctx.Err() == nil {
-			s.logger.Warn("task store: could not renew the leases of the tasks this host works on; "+
-				"other hosts fail them if this lasts past their lease", "lease", s.lease, "error", err)
-		}
-		if err := s.sweep(ctx); err != nil && ctx.Err() == nil {
-			s.logger.Warn("task store: could not sweep the store", "error", err)
-		}
+		s.keepOnce(ctx)
+	}
+}
+
+// keepOnce renews and sweeps once, each within the time the database has
+// to answer, so that a stalled database delays the next round rather than
+// stopping them all.
+func (s *pgTaskStore) keepOnce(ctx context.Context) {
+	bounded, cancel := s.bounded(ctx)
+	defer cancel()
+	if err := s.renew(bounded); err != nil && ctx.Err() == nil {
+		s.logger.Warn("task store: could not renew the leases of the tasks this host works on; "+
+			"other hosts fail them if this lasts past their lease", "lease", s.lease, "error", s.storeError("renew leases in", err))
+	}
+	bounded, cancel = s.bounded(ctx)
+	defer cancel()
+	if err := s.sweep(bounded); err != nil && ctx.Err() == nil {
+		s.logger.Warn("task store: could not sweep the store", "error", s.storeError("sweep", err))
 	}
 }
 
@@ -223,7 +238,9 @@ func (s *pgTaskStore) close(ctx context.Context) error {
 	s.mu.Unlock()
 	var err error
 	if working > 0 {
-		err = s.settle(ctx, "runner = $3", []any{s.host}, "the agent host working on this task shut down before it finished; send the message again")
+		bounded, cancel := s.bounded(ctx)
+		defer cancel()
+		err = s.settle(bounded, "runner = $3", []any{s.host}, "the agent host working on this task shut down before it finished; send the message again")
 	}
 	s.pool.Close()
 	if err != nil {

@@ -482,3 +482,79 @@ func TestPGTaskStoreSettlesAbandonedTasks(t *testing.T) {
 		})
 	}
 }
+
+// TestPGTaskStoreAnswersWhenTheDatabaseStalls: with every process of the
+// database stopped, each operation of the store fails within the store's
+// own deadline with an error saying the database did not answer, where it
+// waited on the caller's before; once the database goes on, so does the
+// store.
+func TestPGTaskStoreAnswersWhenTheDatabaseStalls(t *testing.T) {
+	server := pgtest.Start(t, pgtest.Options{})
+	s, err := openPGTaskStore(ctxFor(t), pgOptions{dsn: server.NewDatabase(t), agent: "stall-agent", maxTasks: 10, retention: time.Hour,
+		lease: testLease, queryTimeout: time.Second})
+	if err != nil {
+		t.Fatalf("open the task store: %v", err)
+	}
+	t.Cleanup(func() { _ = s.close(context.Background()) })
+	ctx := asCaller(sharedScope) // without a deadline of its own, as a client that waits for ever
+	if _, err := s.Create(ctx, testTask("t1", "c1", a2a.TaskStateWorking, time.Now())); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+
+	server.Freeze(t)
+	operations := []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"Get", func(ctx context.Context) error { _, err := s.Get(ctx, "t1"); return err }},
+		{"List", func(ctx context.Context) error { _, err := s.List(ctx, &a2a.ListTasksRequest{}); return err }},
+		{"Create", func(ctx context.Context) error {
+			_, err := s.Create(ctx, testTask("t2", "c1", a2a.TaskStateWorking, time.Now()))
+			return err
+		}},
+		{"Update", func(ctx context.Context) error {
+			_, err := s.Update(ctx, &taskstore.UpdateRequest{Task: testTask("t1", "c1", a2a.TaskStateCompleted, time.Now())})
+			return err
+		}},
+		{"run", func(ctx context.Context) error { _, err := s.run(ctx, "t3", true); return err }},
+		{"runningElsewhere", func(ctx context.Context) error { _, err := s.runningElsewhere(ctx, "t1"); return err }},
+		{"follow", func(ctx context.Context) error { _, _, err := s.follow(ctx, "t1"); return err }},
+	}
+	for _, op := range operations {
+		answered := make(chan error, 1)
+		go func() { answered <- op.call(ctx) }()
+		select {
+		case err := <-answered:
+			if err == nil || !strings.Contains(err.Error(), "[tasks] store") || !strings.Contains(err.Error(), "did not answer within 1s") {
+				t.Errorf("%s on a stopped database: %v, want an error saying the task store did not answer within 1s", op.name, err)
+			}
+		case <-time.After(waitLimit):
+			t.Fatalf("%s still waits on the stopped database after %s", op.name, waitLimit)
+		}
+	}
+
+	server.Thaw()
+	if got, err := s.Get(ctx, "t1"); err != nil || got.Task.Status.State != a2a.TaskStateWorking {
+		t.Errorf("Get once the database goes on = %+v, %v; want the task as stored", got, err)
+	}
+}
+
+// TestStalledStoreFailsTheCall: a message sent to a host whose database is
+// stopped is answered with an error saying the task store did not answer,
+// within the store's deadline, not held until the client gives up.
+func TestStalledStoreFailsTheCall(t *testing.T) {
+	server := pgtest.Start(t, pgtest.Options{})
+	t.Setenv("A2A_TEST_TASK_STORE", server.NewDatabase(t))
+	h := startInProcess(t, parseConfig(t, echoConfig+"\n[tasks]\nstore = \"${A2A_TEST_TASK_STORE}\"\n"), Options{})
+	server.Freeze(t)
+	res := postRPC(t, h.Endpoint(), "SendMessage", sendParams("hello"), nil) // fails the test at the client's limit
+	var reply rpcResponse
+	if err := json.Unmarshal(res.body, &reply); err != nil || reply.Error == nil {
+		t.Fatalf("SendMessage with the database stopped: HTTP %d %s, want a JSON-RPC error", res.status, res.body)
+	}
+	if want := fmt.Sprintf("did not answer within %s", defaultQueryTimeout); !strings.Contains(reply.Error.Message, "[tasks] store") ||
+		!strings.Contains(reply.Error.Message, want) {
+		t.Errorf("SendMessage with the database stopped: error %d %q, want one naming [tasks] store that says it %s",
+			reply.Error.Code, reply.Error.Message, want)
+	}
+}

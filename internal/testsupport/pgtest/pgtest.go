@@ -11,6 +11,7 @@
 package pgtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -175,11 +176,56 @@ func (s *Server) admin(ctx context.Context, sql string) error {
 	return err
 }
 
+// Freeze stops every process of the server (SIGSTOP), as a suspended or
+// wedged database host would: connections stay open and nothing answers.
+// The server goes on when the test ends, or at Thaw.
+func (s *Server) Freeze(t testing.TB) {
+	t.Helper()
+	t.Cleanup(s.Thaw)
+	if err := s.signalAll(syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop the PostgreSQL server's processes: %v", err)
+	}
+}
+
+// Thaw lets the processes Freeze stopped go on.
+func (s *Server) Thaw() {
+	_ = s.signalAll(syscall.SIGCONT)
+}
+
+// signalAll signals the postmaster, then each of its children: the
+// backends serving the connections. A signal to the process group would
+// miss them, as each child of the postmaster starts a session of its own.
+func (s *Server) signalAll(sig syscall.Signal) error {
+	postmaster := s.cmd.Process.Pid
+	if err := syscall.Kill(postmaster, sig); err != nil {
+		return err
+	}
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		return err
+	}
+	for _, stat := range stats {
+		raw, err := os.ReadFile(stat)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so the fields
+		// are read after its closing parenthesis.
+		fields := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(postmaster) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(stat)))
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+	return nil
+}
+
 // Stop stops the server at once and removes its directory.
 func (s *Server) Stop() {
 	select {
 	case <-s.exited:
 	default:
+		s.Thaw()                                 // a stopped process hears no signal but SIGKILL
 		_ = s.cmd.Process.Signal(syscall.SIGINT) // fast shutdown: sessions end, nothing is kept
 		select {
 		case <-s.exited:
