@@ -149,7 +149,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, tasks taskStor
 	handler := a2asrv.NewHandler(tracked{AgentExecutor: agent, store: tasks},
 		a2asrv.WithCapabilityChecks(&capabilities),
 		a2asrv.WithTaskStore(tasks),
-		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, terminalSubscriptions{store: tasks}, elsewhereGuard{store: tasks}),
+		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, idCheck{}, terminalSubscriptions{store: tasks}, elsewhereGuard{store: tasks}),
 		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
 	)
 	followAcrossHosts(handler, tasks)

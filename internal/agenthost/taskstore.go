@@ -424,7 +424,7 @@ func parseCursor(token string) (cursor, error) {
 		return cursor{}, invalid
 	}
 	at, id, ok := strings.Cut(string(raw), " ")
-	if !ok || id == "" {
+	if !ok || id == "" || checkID("pageToken", id) != nil {
 		return cursor{}, invalid
 	}
 	t, err := time.Parse(time.RFC3339Nano, at)
