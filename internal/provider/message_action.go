@@ -65,11 +65,16 @@ func (messageAction) Schema(_ context.Context, _ action.SchemaRequest, resp *act
 				Required:            true,
 			},
 			"headers": schema.MapAttribute{
-				MarkdownDescription: "HTTP headers to send with the message, by name, such as `{ Authorization = \"Bearer ...\" }` " +
-					"for an agent whose card asks for a bearer token. The provider never logs them; pass a credential through " +
-					"a `sensitive` variable so that plans do not show it either.",
+				MarkdownDescription: "HTTP headers to send with the message, by name, such as `{ Authorization = \"Bearer ${var.agent_token}\" }` " +
+					"for an agent whose card asks for a bearer token. The provider never logs them. An action's arguments cannot " +
+					"be sensitive, so Terraform prints them in `terraform plan -invoke` and in the apply that sends the message: " +
+					"pass a credential through a `sensitive` variable, which Terraform shows as `(sensitive value)`. A credential " +
+					"header (`Authorization`, `Proxy-Authorization`, `Cookie`, or one whose name says it holds a token, an API key, " +
+					"a secret, a password, a session or an authentication) written literally, in a local or through a function " +
+					"of literals is refused when the configuration is validated.",
 				ElementType: types.StringType,
 				Optional:    true,
+				Validators:  []validator.Map{literalCredentialHeaders{}},
 			},
 			"timeout": schema.StringAttribute{
 				MarkdownDescription: "How long the whole call may take, attempts included, as a duration such as `\"30s\"`. " +

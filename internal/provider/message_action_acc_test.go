@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"os"
 	"testing"
 )
 
@@ -95,5 +96,33 @@ func TestAccMessageAction_refusedFailsApply(t *testing.T) {
 		if !printed(want).MatchString(out) {
 			t.Errorf("the failed apply does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestAccMessageAction_literalCredentialRefused: a credential header
+// written literally, which Terraform would print in terraform plan -invoke
+// and in the apply that sends it (an action's arguments cannot be
+// sensitive), is refused when the configuration is validated, naming the
+// header, before anything runs; a literal header that is no credential
+// passes.
+func TestAccMessageAction_literalCredentialRefused(t *testing.T) {
+	requireAcc(t)
+	w := messageWorld(t, `headers = { "X-Trace" = "literal-is-fine", Authorization = "Bearer s3cret-token" }`)
+	for _, args := range [][]string{{"validate"}, {"plan", "-input=false", "-invoke=action.a2a_message.smoke"}} {
+		out, code := w.run(args...)
+		if code == 0 {
+			t.Fatalf("terraform %s accepted a literal Authorization header:\n%s", args[0], out)
+		}
+		for _, want := range []string{`Credential written literally`, `The Authorization header holds a credential`, `sensitive variable`} {
+			if !printed(want).MatchString(out) {
+				t.Errorf("terraform %s does not say %q:\n%s", args[0], want, out)
+			}
+		}
+		if printed("X-Trace header").MatchString(out) {
+			t.Errorf("terraform %s refused a literal header that is no credential:\n%s", args[0], out)
+		}
+	}
+	if _, err := os.Stat(w.dir + "/terraform.tfstate"); err == nil {
+		t.Errorf("a state was written though the configuration was refused")
 	}
 }
