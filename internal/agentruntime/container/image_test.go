@@ -3,20 +3,15 @@ package container
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
 	containertypes "github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/events"
 	"github.com/moby/moby/client"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
@@ -44,7 +39,7 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 	other := opts
 	other.StateDir = statedirtest.Open(t, opts.StateDir.Path())
 	runtimes := []*Runtime{newRuntime(t, opts), newRuntime(t, other)}
-	since := time.Now()
+	watch := watchEngine(t, runtimes[0].cli, client.Filters{}.Add("type", "image"))
 
 	const agents = 10
 	var wg sync.WaitGroup
@@ -60,7 +55,7 @@ func TestBaseImageBuiltOnce(t *testing.T) {
 			t.Errorf("Provision %d: %v", i, err)
 		}
 	}
-	if built := imageBuilds(t, runtimes[0].cli, ref, since); built != 1 {
+	if built := imageBuilds(t, watch, ref); built != 1 {
 		t.Errorf("the engine reports %d builds of the base image, want one", built)
 	}
 	list, err := runtimes[0].List(testContext(t))
@@ -187,53 +182,26 @@ func buildForeignImage(t *testing.T, rt *Runtime) string {
 	return ref
 }
 
-// imageBuilds counts the builds of ref the engine reports since then, from
-// its event stream. Docker reports each build as a "tag" of ref; Podman as
-// a "build" named by the new image's id, so for Podman the build of the
-// image ref names now is counted, and a second build (another id) shows as
-// agents running different images, which the caller checks as well.
-func imageBuilds(t *testing.T, cli *client.Client, ref string, since time.Time) int {
+// imageBuilds counts the builds of ref among the image events a watch
+// opened before them saw. Docker reports each build as a "tag" of ref;
+// Podman as a "build" named by the new image's id, so for Podman the build
+// of the image ref names now is counted, and a second build (another id)
+// shows as agents running different images, which the caller checks as
+// well.
+func imageBuilds(t *testing.T, watch *engineWatch, ref string) int {
 	t.Helper()
-	img, err := cli.ImageInspect(context.Background(), ref)
+	img, err := watch.cli.ImageInspect(context.Background(), ref)
 	if err != nil {
 		t.Fatalf("inspect the base image %s: %v", ref, err)
 	}
 	id := strings.TrimPrefix(img.ID, "sha256:")
 	counts := map[string]int{}
-	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("type", "image")) {
+	for _, m := range watch.imageEventsUntilNow(ref) {
 		if name := m.Actor.Attributes["name"]; name == ref || strings.HasSuffix(name, "/"+ref) || name == id {
 			counts[string(m.Action)]++
 		}
 	}
 	return max(counts["tag"], counts["build"])
-}
-
-// engineEvents returns the events the engine reported since then that
-// match filters.
-func engineEvents(t *testing.T, cli *client.Client, since time.Time, filters client.Filters) []events.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res := cli.Events(ctx, client.EventsListOptions{
-		Since:   strconv.FormatInt(since.Add(-time.Second).Unix(), 10),
-		Until:   strconv.FormatInt(time.Now().Add(time.Second).Unix(), 10),
-		Filters: filters,
-	})
-	var out []events.Message
-	for {
-		select {
-		case m, ok := <-res.Messages:
-			if !ok {
-				return out
-			}
-			out = append(out, m)
-		case err, ok := <-res.Err:
-			if ok && err != nil && !errors.Is(err, io.EOF) {
-				t.Fatalf("read the engine's events: %v", err)
-			}
-			return out
-		}
-	}
 }
 
 // removeImageIfPresent is removeImage for an image the test may have seen

@@ -212,41 +212,21 @@ func TestConfigChangeStopsGracefully(t *testing.T) {
 	rt := newRuntime(t, testOptions(t, newScope(t)))
 	a := provisionStarted(t, rt, agentruntime.Spec{Config: agentConfig("Graceful Change")})
 	old := inspectAgent(t, rt, a.ID).Container.ID
-	since := time.Now()
+	// Filtered on one key only: Podman answers nothing to several at once.
+	watch := watchEngine(t, rt.cli, client.Filters{}.Add("container", old))
 	if _, err := rt.Provision(testContext(t), agentruntime.Spec{Config: agentConfig("Graceful Change", `version = "2.0.0"`)}); err != nil {
 		t.Fatal(err)
 	}
 	if now := inspectAgent(t, rt, a.ID).Container.ID; now == old {
 		t.Fatal("the config change did not replace the container; the test cannot tell how the old one stopped")
 	}
-	codes := exitCodes(t, rt.cli, old, since)
-	if len(codes) == 0 {
-		t.Fatalf("the engine reported no exit of the old container %s", shortID(old))
+	seen := watch.until("exit of the old container "+shortID(old), func(m events.Message) bool {
+		return m.Type == events.ContainerEventType && m.Action == events.ActionDie
+	})
+	died := seen[len(seen)-1]
+	if code, err := strconv.Atoi(died.Actor.Attributes["exitCode"]); err != nil || code != 0 {
+		t.Errorf("the old container exited with %q, want 0: the agent was killed rather than stopped on its SIGTERM", died.Actor.Attributes["exitCode"])
 	}
-	for _, code := range codes {
-		if code != 0 {
-			t.Errorf("the old container exited with %d, want 0: the agent was killed rather than stopped on its SIGTERM", code)
-		}
-	}
-}
-
-// exitCodes are the exit codes the engine reported for container since
-// then, from its event stream.
-func exitCodes(t *testing.T, cli *client.Client, container string, since time.Time) []int {
-	t.Helper()
-	var codes []int
-	// Filtered on one key only: Podman answers nothing to several at once.
-	for _, m := range engineEvents(t, cli, since, client.Filters{}.Add("container", container)) {
-		if m.Type != events.ContainerEventType || m.Action != events.ActionDie {
-			continue
-		}
-		code, err := strconv.Atoi(m.Actor.Attributes["exitCode"])
-		if err != nil {
-			t.Fatalf("die event without an exit code: %+v", m)
-		}
-		codes = append(codes, code)
-	}
-	return codes
 }
 
 // TestNetworkMissing names a network the engine lacks. Podman refuses the
