@@ -369,7 +369,7 @@ func TestAccContainerAgent_drift(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             c.checkNoContainers,
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{Config: config, Check: heals},
 			{
 				// The container is deleted out of band: the agent's record
@@ -392,7 +392,9 @@ func TestAccContainerAgent_drift(t *testing.T) {
 				}},
 				Check: heals,
 			},
-		},
+			// The agent, running again, imports as it is, with an empty
+			// plan: the lifecycle test imports a stopped one.
+		}, importSteps(agentAddr, id)...),
 	})
 }
 
