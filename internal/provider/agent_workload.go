@@ -118,7 +118,12 @@ func workloadSchema() schema.SingleNestedAttribute {
 			},
 			"annotations": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Annotations of the agent's objects and pods, beside the provider's own (keys beginning with `a2a/` are refused).",
+				MarkdownDescription: "Annotations of the agent's objects and pods, beside the provider's own. Refused: keys beginning " +
+					"with `a2a/`, and those that would change the pods' security, which the provider sets itself (non-root uid 65534, " +
+					"seccomp `RuntimeDefault`, every capability dropped): AppArmor, seccomp and sysctl annotations (any key whose prefix " +
+					"is a `security` domain of `kubernetes.io`, such as `container.apparmor.security.beta.kubernetes.io/agent` or " +
+					"`seccomp.security.alpha.kubernetes.io/pod`), `kubernetes.io/psp`, and the container runtimes' sandbox " +
+					"settings (`io.kubernetes.cri-o.`, `io.katacontainers.`, `dev.gvisor.`).",
 			},
 			"service_account": schema.StringAttribute{
 				Optional: true,
@@ -127,11 +132,15 @@ func workloadSchema() schema.SingleNestedAttribute {
 			},
 			"node_selector": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Node labels the pods' nodes must have.",
+				MarkdownDescription: "Node labels the pods' nodes must have. The control-plane role labels " +
+					"(`node-role.kubernetes.io/control-plane`, `master`, `controlplane`, `etcd`) are refused unless the provider's " +
+					"`kubernetes` block sets `allow_system_placement`.",
 			},
 			"tolerations": schema.ListNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "Taints the pods tolerate.",
+				Optional: true,
+				MarkdownDescription: "Taints the pods tolerate. A toleration of the control-plane nodes' taints " +
+					"(`node-role.kubernetes.io/control-plane`, `master`, `controlplane`, `etcd`), or of every taint (no key, " +
+					"`operator = \"Exists\"`), is refused unless the provider's `kubernetes` block sets `allow_system_placement`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"key":      schema.StringAttribute{Optional: true, MarkdownDescription: "The taint's key; empty, with operator `Exists`, for every taint."},
 					"operator": schema.StringAttribute{Optional: true, MarkdownDescription: "`Equal` (the default) or `Exists`."},
@@ -143,8 +152,10 @@ func workloadSchema() schema.SingleNestedAttribute {
 				}},
 			},
 			"priority_class": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "The PriorityClass of the pods.",
+				Optional: true,
+				MarkdownDescription: "The PriorityClass of the pods; it must exist. Names beginning with `system-` " +
+					"(`system-node-critical`, `system-cluster-critical`), which Kubernetes reserves for its own pods, are refused " +
+					"unless the provider's `kubernetes` block sets `allow_system_placement`.",
 			},
 			"topology_spread": schema.SingleNestedAttribute{
 				Optional: true,
@@ -433,11 +444,26 @@ func checkWorkload(ctx context.Context, rt agentruntime.Runtime, plan *agentMode
 	}
 	w, diags := workloadOf(ctx, plan.Kubernetes)
 	for _, p := range runner.CheckWorkload(w) {
-		field := at.AtName(p.Field)
-		if p.Index >= 0 {
-			field = field.AtListIndex(p.Index)
-		}
-		diags.AddAttributeError(field, "Invalid kubernetes setting", fmt.Sprintf("kubernetes.%s: %s", p.Field, p.Message))
+		diags.AddAttributeError(problemPath(at, p), "Invalid kubernetes setting", fmt.Sprintf("kubernetes.%s: %s", problemName(p), p.Message))
 	}
 	return diags
+}
+
+// problemPath is the attribute under at that problem p is about.
+func problemPath(at path.Path, p agentruntime.WorkloadProblem) path.Path {
+	field := at.AtName(p.Field)
+	if p.Index >= 0 {
+		field = field.AtListIndex(p.Index)
+	}
+	return field
+}
+
+// problemName names that attribute in an error's text, with the element
+// of a list it is about: terraform shows the line of the whole attribute,
+// which does not tell one toleration from another.
+func problemName(p agentruntime.WorkloadProblem) string {
+	if p.Index >= 0 {
+		return fmt.Sprintf("%s[%d]", p.Field, p.Index)
+	}
+	return p.Field
 }

@@ -139,7 +139,9 @@ func TestAccKubeAgent_workload(t *testing.T) {
 }
 
 // TestAccKubeAgent_workloadRefused: a kubernetes attribute the API server
-// would refuse is refused at plan, at the attribute.
+// would refuse, or one that would change the pods' security or, without
+// the provider's allow_system_placement, put them on the control plane or
+// in a system priority class, is refused at plan, at the attribute.
 func TestAccKubeAgent_workloadRefused(t *testing.T) {
 	acc := newAccTest(t)
 	k := needKube(t)
@@ -149,11 +151,19 @@ func TestAccKubeAgent_workloadRefused(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: acc.agent(fmt.Sprintf("[agent]\nname = %q", name),
 				`  kubernetes = {
-    labels      = { "a2a/agent-id" = "other" }
-    tolerations = [{ key = "dedicated", operator = "Exists", value = "agents" }]
+    labels         = { "a2a/agent-id" = "other" }
+    annotations    = { "container.apparmor.security.beta.kubernetes.io/agent" = "unconfined" }
+    node_selector  = { "node-role.kubernetes.io/control-plane" = "" }
+    priority_class = "system-node-critical"
+    tolerations    = [{ key = "dedicated", operator = "Exists", value = "agents" }, { key = "node-role.kubernetes.io/master", operator = "Exists" }]
   }`),
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)kubernetes\.labels:\s+key\s+"a2a/agent-id".*provider's\s+own.*kubernetes\.tolerations:\s+operator\s+"Exists"\s+takes\s+no\s+value`),
+			PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)kubernetes\.labels:\s+key\s+"a2a/agent-id".*provider's\s+own` +
+				`.*kubernetes\.annotations:\s+key\s+"container\.apparmor\.security\.beta\.kubernetes\.io/agent"\s+sets\s+the\s+pods'\s+security` +
+				`.*kubernetes\.node_selector:\s+key\s+"node-role\.kubernetes\.io/control-plane".*allow_system_placement` +
+				`.*kubernetes\.priority_class:\s+"system-node-critical".*allow_system_placement` +
+				`.*kubernetes\.tolerations\[0\]:\s+operator\s+"Exists"\s+takes\s+no\s+value` +
+				`.*kubernetes\.tolerations\[1\]:\s+key\s+"node-role\.kubernetes\.io/master".*allow_system_placement`),
 		}},
 	})
 }

@@ -241,6 +241,15 @@ func kubernetesBlock() schema.Block {
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"agent_defaults": agentDefaultsSchema(),
+			"allow_system_placement": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Lets agents' `kubernetes` settings (their own and `agent_defaults`) name the priority classes " +
+					"Kubernetes reserves for itself (`priority_class` beginning with `system-`, such as `system-node-critical`) and place " +
+					"pods on the control-plane nodes: tolerate the `node-role.kubernetes.io/control-plane` (or `master`, `controlplane`, " +
+					"`etcd`) taint, tolerate every taint (a toleration with `operator = \"Exists\"` and no key), or select those " +
+					"`node_selector` labels. Without it each of these is refused at plan, at its attribute. Default: `false`: an agent " +
+					"is no part of the cluster's own machinery, and a system priority class lets its pods preempt any other.",
+			},
 		},
 		Blocks: map[string]schema.Block{"resources": kubeResourcesBlock()},
 	}

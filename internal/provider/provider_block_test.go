@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/kube"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/memory"
 )
@@ -57,6 +58,19 @@ func TestProviderBlockValidation(t *testing.T) {
 			`(?s)Request above limit.*memory_request.*above the memory limit 256Mi`},
 		{"limit below default request", kubeBlock("resources {\n    cpu_limit = \"5m\"\n  }"),
 			`(?s)Request above limit.*cpu_limit = "5m".*cpu request 10m is above the cpu limit 5m`},
+		{"default apparmor annotation", kubeBlock(`agent_defaults = { annotations = { "container.apparmor.security.beta.kubernetes.io/agent" = "unconfined" } }`),
+			`(?s)Invalid agent default.*kubernetes\.agent_defaults\.annotations:\s+key\s+"container\.apparmor\.security\.beta\.kubernetes\.io/agent"\s+sets\s+the\s+pods'\s+security,\s+which\s+the\s+provider\s+sets\s+itself.*RuntimeDefault.*Remove\s+the\s+key`},
+		{"default seccomp annotation, system placement allowed", kubeBlock("allow_system_placement = true\n" +
+			`agent_defaults = { annotations = { "seccomp.security.alpha.kubernetes.io/pod" = "unconfined" } }`),
+			`(?s)kubernetes\.agent_defaults\.annotations:\s+key\s+"seccomp\.security\.alpha\.kubernetes\.io/pod"`},
+		{"default system priority class", kubeBlock(`agent_defaults = { priority_class = "system-node-critical" }`),
+			`(?s)Invalid agent default.*kubernetes\.agent_defaults\.priority_class:\s+"system-node-critical".*set\s+allow_system_placement\s+=\s+true\s+in\s+the\s+provider's\s+kubernetes\s+block`},
+		{"default control-plane toleration", kubeBlock(`agent_defaults = { tolerations = [{ key = "dedicated", value = "agents" }, { key = "node-role.kubernetes.io/control-plane", operator = "Exists" }] }`),
+			`(?s)kubernetes\.agent_defaults\.tolerations\[1\]:\s+key\s+"node-role\.kubernetes\.io/control-plane".*allow_system_placement`},
+		{"default toleration of every taint", kubeBlock(`agent_defaults = { tolerations = [{ operator = "Exists" }] }`),
+			`(?s)kubernetes\.agent_defaults\.tolerations\[0\]:\s+a\s+toleration\s+without\s+a\s+key\s+tolerates\s+every\s+taint.*allow_system_placement`},
+		{"default control-plane selector", kubeBlock(`agent_defaults = { node_selector = { "node-role.kubernetes.io/master" = "" } }`),
+			`(?s)kubernetes\.agent_defaults\.node_selector:\s+key\s+"node-role\.kubernetes\.io/master"\s+selects.*allow_system_placement`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,6 +93,37 @@ func TestProviderBlockValidation(t *testing.T) {
 // kubeBlock is a kubernetes block with an image and the given lines.
 func kubeBlock(lines string) string {
 	return "kubernetes {\n    base_image = \"a2a:1\"\n    " + lines + "\n  }"
+}
+
+// TestKubernetesSystemPlacementOptIn: with allow_system_placement, the
+// system priority classes and control-plane placement that are refused
+// without it reach the adapter's options, and the opt-in with them.
+func TestKubernetesSystemPlacementOptIn(t *testing.T) {
+	var got *kube.Options
+	p := &a2aProvider{version: "test", connect: func(_ context.Context, s settings) (*runtimeDeps, error) {
+		got = s.kubernetes
+		return &runtimeDeps{runtime: memory.New()}, nil
+	}}
+	block := kubeBlock(`allow_system_placement = true
+    agent_defaults = {
+      priority_class = "system-cluster-critical"
+      node_selector  = { "node-role.kubernetes.io/control-plane" = "" }
+      tolerations    = [{ key = "node-role.kubernetes.io/control-plane", operator = "Exists", effect = "NoSchedule" }, { operator = "Exists" }]
+    }`)
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){"a2a": providerserver.NewProtocol6WithError(p)},
+		Steps: []resource.TestStep{{
+			Config:   "provider \"a2a\" {\n  state_dir = \"" + t.TempDir() + "\"\n  " + block + "\n}\n" + unusedResource,
+			PlanOnly: true, ExpectNonEmptyPlan: true,
+		}},
+	})
+	want := agentruntime.Workload{
+		PriorityClass: "system-cluster-critical", NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
+		Tolerations: []agentruntime.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: "Exists", Effect: "NoSchedule"}, {Operator: "Exists"}},
+	}
+	if got == nil || !got.AllowSystemPlacement || !reflect.DeepEqual(got.Workload, want) {
+		t.Errorf("kubernetes options = %+v, want system placement allowed and agent defaults %+v", got, want)
+	}
 }
 
 // TestProviderBlockReportsEveryProblem gives the container block several

@@ -54,6 +54,8 @@ type kubernetesModel struct {
 	Replicas         types.Int64         `tfsdk:"replicas"`
 	Resources        *kubeResourcesModel `tfsdk:"resources"`
 	AgentDefaults    types.Object        `tfsdk:"agent_defaults"`
+
+	AllowSystemPlacement types.Bool `tfsdk:"allow_system_placement"`
 }
 
 type kubeResourcesModel struct {
@@ -200,7 +202,10 @@ func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 			CPULimit: str("cpu_limit", r.CPULimit), MemoryLimit: str("memory_limit", r.MemoryLimit),
 		}
 	}
-	k.Workload = m.agentDefaults(&diags, root.AtName("agent_defaults"))
+	if !refuseUnknown(&diags, root.AtName("allow_system_placement"), m.AllowSystemPlacement) {
+		k.AllowSystemPlacement = m.AllowSystemPlacement.ValueBool()
+	}
+	k.Workload = m.agentDefaults(&diags, root.AtName("agent_defaults"), k.AllowSystemPlacement)
 	if k.BaseImage == "" && !m.BaseImage.IsUnknown() {
 		diags.AddAttributeError(root.AtName("base_image"), "No base image",
 			"Agents on Kubernetes run a base image, which the cluster pulls or already has: set base_image to it "+
@@ -210,8 +215,9 @@ func (m kubernetesModel) resolve() (kube.Options, diag.Diagnostics) {
 }
 
 // agentDefaults reads agent_defaults, at at, refusing what no agent could
-// run with at the attribute it is about.
-func (m kubernetesModel) agentDefaults(diags *diag.Diagnostics, at path.Path) agentruntime.Workload {
+// run with, or what only allowSystemPlacement lets agents run with, at the
+// attribute it is about.
+func (m kubernetesModel) agentDefaults(diags *diag.Diagnostics, at path.Path, allowSystemPlacement bool) agentruntime.Workload {
 	if m.AgentDefaults.IsNull() {
 		return agentruntime.Workload{}
 	}
@@ -222,12 +228,8 @@ func (m kubernetesModel) agentDefaults(diags *diag.Diagnostics, at path.Path) ag
 	}
 	w, d := workloadOf(context.Background(), m.AgentDefaults)
 	diags.Append(d...)
-	for _, p := range kube.CheckDefaults(w) {
-		field := at.AtName(p.Field)
-		if p.Index >= 0 {
-			field = field.AtListIndex(p.Index)
-		}
-		diags.AddAttributeError(field, "Invalid agent default", fmt.Sprintf("kubernetes.agent_defaults.%s: %s", p.Field, p.Message))
+	for _, p := range kube.CheckDefaults(w, allowSystemPlacement) {
+		diags.AddAttributeError(problemPath(at, p), "Invalid agent default", fmt.Sprintf("kubernetes.agent_defaults.%s: %s", problemName(p), p.Message))
 	}
 	return w
 }

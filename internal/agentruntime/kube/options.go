@@ -80,6 +80,14 @@ type Options struct {
 	// otherwise (agentruntime.Workload.Over); its Resources are unused,
 	// Resources being the runtime's.
 	Workload agentruntime.Workload
+	// AllowSystemPlacement lets the agents' workloads name the priority
+	// classes Kubernetes reserves (system-node-critical,
+	// system-cluster-critical) and place pods on control-plane nodes
+	// (tolerate their taints, every taint, or select their role labels),
+	// which CheckWorkload refuses otherwise: an agent is no part of the
+	// cluster's own machinery, and the control-plane nodes hold the cluster's
+	// keys.
+	AllowSystemPlacement bool
 	// StateDir is the runtime core's state dir: its locks serialise the
 	// operations on each agent, and it keeps the logs of pods that are gone;
 	// required.
@@ -139,7 +147,7 @@ func (o Options) withDefaults() (Options, error) {
 	if err := o.Resources.validate(); err != nil {
 		return o, err
 	}
-	if problems := CheckDefaults(o.Workload); len(problems) > 0 {
+	if problems := CheckDefaults(o.Workload, o.AllowSystemPlacement); len(problems) > 0 {
 		return o, fmt.Errorf("kubernetes agent_defaults.%s: %s", problems[0].Field, problems[0].Message)
 	}
 	if o.BaseImage == "" {

@@ -87,6 +87,14 @@ func TestOptionsRefused(t *testing.T) {
 		{"advertised url", func(o *Options) { o.AdvertisedURL = "https://agents.example.com" }, "advertised_url"},
 		{"replicas", func(o *Options) { o.Replicas = -1 }, "replicas is -1"},
 		{"resources", func(o *Options) { o.Resources.CPURequest = "1" }, "cpu request 1 is above the cpu limit 500m"},
+		{"security annotation default", func(o *Options) {
+			o.Workload.Annotations = map[string]string{"seccomp.security.alpha.kubernetes.io/pod": "unconfined"}
+		}, "agent_defaults.annotations: key \"seccomp.security.alpha.kubernetes.io/pod\""},
+		{"system priority default", func(o *Options) { o.Workload.PriorityClass = "system-node-critical" }, "agent_defaults.priority_class"},
+		{"security annotation default, system placement allowed", func(o *Options) {
+			o.AllowSystemPlacement = true
+			o.Workload.Annotations = map[string]string{"container.apparmor.security.beta.kubernetes.io/agent": "unconfined"}
+		}, "agent_defaults.annotations"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,6 +51,9 @@ const revisionAnnotation = "deployment.kubernetes.io/revision"
 func (r *Runtime) Roll(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "roll"
 	p, err := prepareProvision(op, spec)
+	if err == nil {
+		err = r.refuseWorkload(op, p.ID, spec.Workload)
+	}
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}

@@ -125,7 +125,14 @@ func (r *Runtime) Identity() agentruntime.Identity {
 
 // Check applies every check Provision makes of the spec itself.
 func (r *Runtime) Check(_ context.Context, spec agentruntime.Spec) (agentruntime.Prepared, error) {
-	return prepare(spec)
+	p, err := prepare(spec)
+	if err == nil {
+		err = r.refuseWorkload("check", p.ID, spec.Workload)
+	}
+	if err != nil {
+		return agentruntime.Prepared{}, err
+	}
+	return p, nil
 }
 
 // prepareProvision makes the checks Provision and Roll make of spec first.
@@ -158,6 +165,9 @@ func prepare(spec agentruntime.Spec) (agentruntime.Prepared, error) {
 func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentruntime.Agent, error) {
 	const op = "provision"
 	p, err := prepareProvision(op, spec)
+	if err == nil {
+		err = r.refuseWorkload(op, p.ID, spec.Workload)
+	}
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}

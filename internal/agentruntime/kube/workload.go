@@ -218,16 +218,30 @@ const annotationBudget = 128 << 10
 // keeps for itself: what its selectors and records rest on.
 var reservedPrefixes = []string{"a2a/", labelManagedBy}
 
-// CheckWorkload checks w against what the API server accepts, so that a
-// plan names the problem at its attribute rather than an apply failing.
+// CheckWorkload checks w against what the API server accepts, and against
+// what the adapter lets an agent change of its pods' security and
+// placement, so that a plan names the problem at its attribute rather than
+// an apply failing or a pod running with less isolation than documented.
 func (r *Runtime) CheckWorkload(w agentruntime.Workload) []agentruntime.WorkloadProblem {
-	return checkWorkload(w, r.opts.Resources.withDefaults())
+	return checkWorkload(w, r.opts.Resources.withDefaults(), r.opts.AllowSystemPlacement)
+}
+
+// refuseWorkload refuses a spec whose own workload CheckWorkload finds
+// wrong. The provider plans no such spec; this keeps a spec that reaches
+// the runtime another way from loosening the pods all the same.
+func (r *Runtime) refuseWorkload(op, id string, w agentruntime.Workload) error {
+	problems := r.CheckWorkload(w)
+	if len(problems) == 0 {
+		return nil
+	}
+	return agentruntime.Errorf(agentruntime.KindInvalidConfig, op, id, nil, "kubernetes.%s: %s", problems[0].Field, problems[0].Message)
 }
 
 // CheckDefaults checks w as the agents' default workload (Options.Workload),
-// whose resources are the runtime's own Resources.
-func CheckDefaults(w agentruntime.Workload) []agentruntime.WorkloadProblem {
-	found := checkWorkload(w, DefaultResources)
+// whose resources are the runtime's own Resources; allowSystemPlacement is
+// Options.AllowSystemPlacement.
+func CheckDefaults(w agentruntime.Workload, allowSystemPlacement bool) []agentruntime.WorkloadProblem {
+	found := checkWorkload(w, DefaultResources, allowSystemPlacement)
 	if w.Resources != (agentruntime.Resources{}) {
 		found = append(found, agentruntime.WorkloadProblem{Field: "resources", Index: -1,
 			Message: "every agent's resources are the kubernetes block's resources: set them there"})
@@ -235,8 +249,10 @@ func CheckDefaults(w agentruntime.Workload) []agentruntime.WorkloadProblem {
 	return found
 }
 
-// checkWorkload checks w, whose resources are set over base.
-func checkWorkload(w agentruntime.Workload, base Resources) []agentruntime.WorkloadProblem {
+// checkWorkload checks w, whose resources are set over base; system
+// priority classes and control-plane placement pass only with
+// allowSystemPlacement.
+func checkWorkload(w agentruntime.Workload, base Resources, allowSystemPlacement bool) []agentruntime.WorkloadProblem {
 	var found []agentruntime.WorkloadProblem
 	add := func(field string, index int, format string, args ...any) {
 		found = append(found, agentruntime.WorkloadProblem{Field: field, Index: index, Message: fmt.Sprintf(format, args...)})
@@ -260,6 +276,24 @@ func checkWorkload(w agentruntime.Workload, base Resources) []agentruntime.Workl
 	checkKeys("labels", w.Labels, true)
 	checkKeys("annotations", w.Annotations, false)
 	checkKeys("node_selector", w.NodeSelector, true)
+	// The Service's own annotations stay off the pods, and so off their
+	// security: only the workload's annotations reach the pod template.
+	for _, k := range slices.Sorted(maps.Keys(w.Annotations)) {
+		if securityAnnotation(k) {
+			add("annotations", -1, "key %q sets the pods' security, which the provider sets itself: %s. Remove the key", k, podSecurity)
+		}
+	}
+	if !allowSystemPlacement {
+		for _, k := range slices.Sorted(maps.Keys(w.NodeSelector)) {
+			if controlPlaneRoles[k] {
+				add("node_selector", -1, "key %q selects the cluster's control-plane nodes, which agents are kept off: remove it, or %s", k, allowSystemHint)
+			}
+		}
+		if strings.HasPrefix(w.PriorityClass, systemPriorityPrefix) {
+			add("priority_class", -1, "%q is one of the priority classes Kubernetes reserves (%q...) for the pods a node or the cluster "+
+				"cannot run without, which may preempt every other pod: name a PriorityClass of your own, or %s", w.PriorityClass, systemPriorityPrefix, allowSystemHint)
+		}
+	}
 	if size := totalSize(w.Annotations); size > annotationBudget {
 		add("annotations", -1, "%d bytes in all, more than the %d the provider leaves for them", size, annotationBudget)
 	}
@@ -272,7 +306,11 @@ func checkWorkload(w agentruntime.Workload, base Resources) []agentruntime.Workl
 		}
 	}
 	for i, t := range w.Tolerations {
-		if problem := tolerationProblem(t); problem != "" {
+		problem := tolerationProblem(t)
+		if problem == "" && !allowSystemPlacement {
+			problem = controlPlaneToleration(t)
+		}
+		if problem != "" {
 			add("tolerations", i, "%s", problem)
 		}
 	}
@@ -475,6 +513,69 @@ func totalSize(m map[string]string) int {
 		n += len(k) + len(v)
 	}
 	return n
+}
+
+// podSecurity is what the adapter's pod template sets of the pods'
+// security, as an error refusing an annotation that would change it says.
+const podSecurity = "uid and gid 65534 and never root, the container runtime's default seccomp profile (RuntimeDefault) " +
+	"and, on nodes that run AppArmor, its default AppArmor profile, every capability dropped, no privilege escalation, " +
+	"a read-only root filesystem"
+
+// runtimeAnnotationPrefixes are the annotation prefixes container
+// runtimes read as settings of the pod's sandbox (user namespaces,
+// devices, the hypervisor), which bypass its securityContext wherever the
+// runtime is configured to take them.
+var runtimeAnnotationPrefixes = []string{"io.kubernetes.cri-o.", "io.katacontainers.", "dev.gvisor."}
+
+// securityAnnotation reports whether an annotation key changes the pod's
+// security: the AppArmor, seccomp and sysctl annotations Kubernetes reads
+// (every key whose prefix is a "security" domain of kubernetes.io or
+// k8s.io, such as container.apparmor.security.beta.kubernetes.io/<container>,
+// seccomp.security.alpha.kubernetes.io/pod or
+// security.alpha.kubernetes.io/unsafe-sysctls), the PodSecurityPolicy's,
+// and the container runtimes' sandbox settings.
+func securityAnnotation(key string) bool {
+	// Prefixes are lower case, or the key is refused already.
+	if key == "kubernetes.io/psp" {
+		return true
+	}
+	for _, p := range runtimeAnnotationPrefixes {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	prefix, _, ok := strings.Cut(key, "/")
+	ofKubernetes := strings.HasSuffix("."+prefix, ".kubernetes.io") || strings.HasSuffix("."+prefix, ".k8s.io")
+	return ok && ofKubernetes && slices.Contains(strings.Split(prefix, "."), "security")
+}
+
+// systemPriorityPrefix begins the names Kubernetes reserves for its own
+// priority classes, system-node-critical and system-cluster-critical.
+const systemPriorityPrefix = "system-"
+
+// controlPlaneRoles are the node-role labels, and the taints of the same
+// keys, that mark control-plane nodes: kubeadm's, the older master, and
+// RKE's controlplane and etcd.
+var controlPlaneRoles = map[string]bool{
+	"node-role.kubernetes.io/control-plane": true, "node-role.kubernetes.io/master": true,
+	"node-role.kubernetes.io/controlplane": true, "node-role.kubernetes.io/etcd": true,
+}
+
+// allowSystemHint says how an operator lets agents onto the control plane
+// and use the system priority classes.
+const allowSystemHint = "set allow_system_placement = true in the provider's kubernetes block to allow it"
+
+// controlPlaneToleration says how t lets pods onto control-plane nodes,
+// which their taints keep other pods off, or "".
+func controlPlaneToleration(t agentruntime.Toleration) string {
+	switch {
+	case t.Key == "" && t.Operator == string(corev1.TolerationOpExists):
+		return "a toleration without a key tolerates every taint, the control-plane nodes' too, which agents are kept off: " +
+			"name the taint to tolerate, or " + allowSystemHint
+	case controlPlaneRoles[t.Key]:
+		return fmt.Sprintf("key %q is the taint of the cluster's control-plane nodes, which agents are kept off: remove the toleration, or %s", t.Key, allowSystemHint)
+	}
+	return ""
 }
 
 // tolerationProblem says what the API server would refuse in t, or "".

@@ -29,7 +29,7 @@ func TestCheckWorkload(t *testing.T) {
 		{"valid", agentruntime.Workload{
 			Labels: map[string]string{"team": "search", "example.com/tier": "gold"}, Annotations: map[string]string{"note": "any value at all: ok"},
 			ServiceAccount: "agents", NodeSelector: map[string]string{"kubernetes.io/os": "linux"}, PriorityClass: "agents-high",
-			Tolerations: []agentruntime.Toleration{{Key: "dedicated", Value: "agents", Effect: "NoExecute", Seconds: &seconds}, {Operator: "Exists"}},
+			Tolerations: []agentruntime.Toleration{{Key: "dedicated", Value: "agents", Effect: "NoExecute", Seconds: &seconds}, {Key: "dedicated", Operator: "Exists"}},
 		}, "", ""},
 		{"label key", agentruntime.Workload{Labels: map[string]string{"bad key": "x"}}, "labels", `key "bad key"`},
 		{"label value", agentruntime.Workload{Labels: map[string]string{"team": "not a value"}}, "labels", `value "not a value" of key "team"`},
@@ -81,6 +81,112 @@ func TestCheckWorkload(t *testing.T) {
 				t.Errorf("problems %+v, want one of %s saying %q", found, tt.field, tt.want)
 			}
 		})
+	}
+}
+
+// TestCheckWorkloadSecurity: annotations that would change the pods'
+// security are refused whatever the provider allows; system priority
+// classes and control-plane placement are refused unless it allows system
+// placement, and each problem names the key and says how to opt in.
+func TestCheckWorkloadSecurity(t *testing.T) {
+	annotated := func(key string) agentruntime.Workload {
+		return agentruntime.Workload{Annotations: map[string]string{key: "unconfined"}}
+	}
+	tolerating := func(tols ...agentruntime.Toleration) agentruntime.Workload {
+		return agentruntime.Workload{Tolerations: tols}
+	}
+	const optIn = "allow_system_placement = true"
+	tests := []struct {
+		name   string
+		w      agentruntime.Workload
+		system bool   // the provider allows system placement
+		field  string // of the one problem wanted; "" for none
+		want   string
+	}{
+		{"apparmor", annotated("container.apparmor.security.beta.kubernetes.io/agent"), true, "annotations",
+			`key "container.apparmor.security.beta.kubernetes.io/agent" sets the pods' security, which the provider sets itself`},
+		{"seccomp of the pod", annotated("seccomp.security.alpha.kubernetes.io/pod"), true, "annotations", "RuntimeDefault"},
+		{"seccomp of a container", annotated("container.seccomp.security.alpha.kubernetes.io/agent"), true, "annotations", "Remove the key"},
+		{"unsafe sysctls", annotated("security.alpha.kubernetes.io/unsafe-sysctls"), true, "annotations", "unsafe-sysctls"},
+		{"apparmor of a policy", annotated("apparmor.security.beta.kubernetes.io/allowedProfileNames"), true, "annotations", "allowedProfileNames"},
+		{"psp", annotated("kubernetes.io/psp"), true, "annotations", `"kubernetes.io/psp"`},
+		{"cri-o", annotated("io.kubernetes.cri-o.userns-mode"), true, "annotations", "userns-mode"},
+		{"kata", annotated("io.katacontainers.config.hypervisor.path"), true, "annotations", "hypervisor"},
+		{"gvisor", annotated("dev.gvisor.spec.rootfs.overlay"), true, "annotations", "gvisor"},
+		{"safe to evict", annotated("cluster-autoscaler.kubernetes.io/safe-to-evict"), false, "", ""},
+		{"a security team's own", annotated("security.example.com/owner"), false, "", ""},
+		{"a domain ending like kubernetes.io", annotated("security.notkubernetes.io/owner"), false, "", ""},
+		{"pod security of a namespace", annotated("pod-security.kubernetes.io/enforce"), false, "", ""},
+		{"security annotation on the service", agentruntime.Workload{Service: &agentruntime.Service{
+			Annotations: map[string]string{"seccomp.security.alpha.kubernetes.io/pod": "unconfined"}}}, false, "", ""},
+
+		{"system node critical", agentruntime.Workload{PriorityClass: "system-node-critical"}, false, "priority_class",
+			`"system-node-critical" is one of the priority classes Kubernetes reserves`},
+		{"system cluster critical", agentruntime.Workload{PriorityClass: "system-cluster-critical"}, false, "priority_class", optIn},
+		{"system priority allowed", agentruntime.Workload{PriorityClass: "system-cluster-critical"}, true, "", ""},
+		{"priority of its own", agentruntime.Workload{PriorityClass: "systems-high"}, false, "", ""},
+
+		{"control-plane taint", tolerating(agentruntime.Toleration{Key: "node-role.kubernetes.io/control-plane", Operator: "Exists", Effect: "NoSchedule"}),
+			false, "tolerations", `key "node-role.kubernetes.io/control-plane" is the taint of the cluster's control-plane nodes`},
+		{"master taint", tolerating(agentruntime.Toleration{Key: "dedicated", Value: "agents"}, agentruntime.Toleration{Key: "node-role.kubernetes.io/master"}),
+			false, "tolerations", optIn},
+		{"every taint", tolerating(agentruntime.Toleration{Operator: "Exists"}), false, "tolerations", "tolerates every taint"},
+		{"every NoSchedule taint", tolerating(agentruntime.Toleration{Operator: "Exists", Effect: "NoSchedule"}), false, "tolerations", optIn},
+		{"control-plane taint allowed", tolerating(agentruntime.Toleration{Key: "node-role.kubernetes.io/control-plane", Operator: "Exists"}), true, "", ""},
+		{"every taint allowed", tolerating(agentruntime.Toleration{Operator: "Exists"}), true, "", ""},
+		{"an invalid toleration is told what is invalid", tolerating(agentruntime.Toleration{Key: "node-role.kubernetes.io/master", Operator: "In"}),
+			false, "tolerations", `operator "In"`},
+
+		{"control-plane selector", agentruntime.Workload{NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""}}, false, "node_selector",
+			`key "node-role.kubernetes.io/control-plane" selects the cluster's control-plane nodes`},
+		{"etcd selector", agentruntime.Workload{NodeSelector: map[string]string{"node-role.kubernetes.io/etcd": "true"}}, false, "node_selector", optIn},
+		{"control-plane selector allowed", agentruntime.Workload{NodeSelector: map[string]string{"node-role.kubernetes.io/master": ""}}, true, "", ""},
+		{"worker selector", agentruntime.Workload{NodeSelector: map[string]string{"node-role.kubernetes.io/worker": ""}}, false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, check := range []struct {
+				name  string
+				found []agentruntime.WorkloadProblem
+			}{
+				{"CheckWorkload", (&Runtime{opts: Options{AllowSystemPlacement: tt.system}}).CheckWorkload(tt.w)},
+				{"CheckDefaults", CheckDefaults(tt.w, tt.system)},
+			} {
+				found := check.found
+				switch {
+				case tt.field == "" && len(found) != 0:
+					t.Errorf("%s: problems %+v, want none", check.name, found)
+				case tt.field != "" && (len(found) != 1 || found[0].Field != tt.field || !strings.Contains(found[0].Message, tt.want)):
+					t.Errorf("%s: problems %+v, want one of %s saying %q", check.name, found, tt.field, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestProvisionRefusesWorkload: a spec whose workload the plan would have
+// refused is refused by the runtime as well, before it reaches the
+// cluster, so that no caller but the provider's plan loosens the pods.
+func TestProvisionRefusesWorkload(t *testing.T) {
+	r := &Runtime{}
+	spec := agentruntime.Spec{Config: agentConfig("Refused Workload"),
+		Workload: agentruntime.Workload{Annotations: map[string]string{"container.apparmor.security.beta.kubernetes.io/agent": "unconfined"}}}
+	placed := agentruntime.Spec{Config: agentConfig("Refused Workload"),
+		Workload: agentruntime.Workload{PriorityClass: "system-node-critical"}}
+	for name, call := range map[string]func(agentruntime.Spec) error{
+		"Check":     func(s agentruntime.Spec) error { _, err := r.Check(t.Context(), s); return err },
+		"Provision": func(s agentruntime.Spec) error { _, err := r.Provision(t.Context(), s); return err },
+		"Roll":      func(s agentruntime.Spec) error { _, err := r.Roll(t.Context(), s); return err },
+	} {
+		for _, tt := range []struct {
+			spec agentruntime.Spec
+			want string
+		}{{spec, "kubernetes.annotations: key \"container.apparmor"}, {placed, "kubernetes.priority_class"}} {
+			err := call(tt.spec)
+			if !agentruntime.IsKind(err, agentruntime.KindInvalidConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("%s = %v, want an invalid config saying %q", name, err, tt.want)
+			}
+		}
 	}
 }
 
