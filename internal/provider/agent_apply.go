@@ -113,11 +113,13 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.Diagnostics.AddWarning("Agent "+id+" is degraded", fmt.Sprintf("Agent %q answers, but %s.", id, a.Degradation))
 	}
 	if agentruntime.IsKind(err, agentruntime.KindDamaged) && !importing(state) {
-		// Forgetting the config makes the plan provision the agent again
-		// from its declared config, which mends it. A state saved by a
-		// refresh alone has forgotten it already, and reads the same.
+		// Forgetting the digest of what was provisioned makes the plan
+		// provision the agent again from its declared config, which mends
+		// it, while the config stays as it was, so that the plan shows
+		// what changes rather than the whole config as new. A state saved
+		// by a refresh alone has forgotten it already, and reads the same.
 		resp.Diagnostics.AddWarning("Agent "+id+" is damaged; apply provisions it again", agentruntime.Detail(err))
-		state.Config = types.StringNull()
+		state.ConfigSHA256 = types.StringNull()
 		resp.Diagnostics.Append(setModel(ctx, &resp.State, resp.State.Schema, &state)...)
 		return
 	}

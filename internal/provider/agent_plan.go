@@ -202,9 +202,11 @@ func rolls(rt agentruntime.Runtime) bool {
 }
 
 // specChanged reports whether the config, the allowlist it names or the
-// version of its write-only values changed.
+// version of its write-only values changed, or whether the agent must be
+// provisioned again all the same: a refresh found it damaged, and forgot
+// the digest of what was provisioned.
 func specChanged(prior, plan *agentModel) bool {
-	return !plan.Config.Equal(prior.Config) || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
+	return !plan.Config.Equal(prior.Config) || prior.ConfigSHA256.IsNull() || allowlistName(plan.EnvAllowlist) != allowlistName(prior.EnvAllowlist) ||
 		plan.EnvAllowlist.IsUnknown() || !plan.EnvWOVersion.Equal(prior.EnvWOVersion)
 }
 
@@ -375,7 +377,8 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		plan.Settings = prior.Settings
 	}
 
-	if prior == nil || (change.provision && (cfg == nil || serverChanged(prior.Config, cfg))) {
+	// A damaged agent may have lost the record of its port as well.
+	if prior == nil || (change.provision && (cfg == nil || prior.ConfigSHA256.IsNull() || serverChanged(prior.Config, cfg))) {
 		plan.Endpoint, plan.CardURL = types.StringUnknown(), types.StringUnknown()
 		plan.Port = types.Int64Unknown()
 		if addr, ok := plannedAddress(rt, cfg); ok {

@@ -373,11 +373,13 @@ func TestAccContainerAgent_drift(t *testing.T) {
 			{Config: config, Check: heals},
 			{
 				// The container is deleted out of band: the agent's record
-				// outlives it, so the plan provisions it again in place.
+				// outlives it, so the plan provisions it again in place,
+				// its config shown unchanged.
 				PreConfig: func() { c.mustDocker("rm", "-f", containerName(id)) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(agentAddr, plancheck.ResourceActionUpdate),
+					configKept{},
 				}},
 				Check: heals,
 			},
@@ -468,4 +470,24 @@ func TestAccContainerAgent_missingNetwork(t *testing.T) {
 				wordsPattern("network "+network+" not found") + `.*` + wordsPattern(`create it on the engine`)),
 		}},
 	})
+}
+
+// configKept is a plan check that the agent's config reads the same before
+// and after the change: a plan that mends drift shows what it changes, not
+// the whole config as new.
+type configKept struct{}
+
+func (configKept) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != agentAddr {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		after, _ := rc.Change.After.(map[string]any)
+		if before["config"] == nil || before["config"] != after["config"] {
+			resp.Error = fmt.Errorf("the plan changes the config from %q to %q", before["config"], after["config"])
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("the plan does not hold %s", agentAddr)
 }
