@@ -73,6 +73,36 @@ func TestAccKubeAgent_lostNode(t *testing.T) {
 	})
 }
 
+// TestAccKubeAgent_destroyWhileNodeLost: an agent one of whose nodes
+// stopped reporting to the cluster is destroyed all the same, its pod on
+// that node removed though no kubelet confirms its end, and nothing of it
+// is left.
+func TestAccKubeAgent_destroyWhileNodeLost(t *testing.T) {
+	acc := newAccTest(t)
+	k := needKube(t)
+	ns, name, id := k.agentTest(t, acc, "Kube Destroy Lost")
+	config := acc.agent(fmt.Sprintf("[agent]\nname = %q", name), "  replicas = 2")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             k.checkNothingLeft(ns, id),
+		Steps: []resource.TestStep{
+			{Config: config, Check: resource.TestCheckResourceAttr(agentAddr, "health", "healthy")},
+			{
+				// The destroy that ends the test comes while the node is lost.
+				PreConfig: func() {
+					lost := k.nodeOfPod(t, ns, id)
+					kubeClusterScript(t, "kubelet", lost, "stop")
+					t.Cleanup(func() { kubeClusterScript(t, "kubelet", lost, "start") })
+					k.waitPodMarkedLost(t, ns, id, lost)
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
 // healthBefore is a plan check that the agent read health at the plan's
 // refresh.
 type healthBefore struct{ want string }

@@ -509,6 +509,30 @@ func (r *Runtime) waitPodsGone(ctx context.Context, op, id string) error {
 	return nil
 }
 
+// forgetLostPods removes from the API the agent's pods that are being
+// deleted on a node that no longer reports to the cluster. No kubelet
+// confirms their end while the node is lost, so the foreground deletion of
+// the Deployment would wait for them for as long as the node stays away;
+// as kubectl delete --force does, they are deleted at once, and their
+// containers, if the node comes back, are stopped by its kubelet then.
+func (r *Runtime) forgetLostPods(ctx context.Context, op, id string) error {
+	pods, err := r.pods(ctx, op, id)
+	if err != nil {
+		return err
+	}
+	now := int64(0)
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil || !nodeLost(p) {
+			continue
+		}
+		err := r.cs.CoreV1().Pods(r.opts.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &now})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return r.clusterError(op, id, err)
+		}
+	}
+	return nil
+}
+
 // Get returns the agent as the cluster sees it, with its health.
 func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error) {
 	const op = "get"
@@ -698,6 +722,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	}
 	crashpoint.Hit("kube-deprovision-deleted")
 	if err := r.waitPodsGone(ctx, op, id); err != nil {
+		return err
+	}
+	if err := r.forgetLostPods(ctx, op, id); err != nil {
 		return err
 	}
 	sel := metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(&metav1.LabelSelector{MatchLabels: r.selector(id)})}
