@@ -99,7 +99,7 @@ func TestPlanAgent_allowlistUnderUnchangedConfig(t *testing.T) {
 	model := func(running bool, injected []string) *agentModel {
 		return &agentModel{
 			ID: types.StringValue("env-agent"), Name: types.StringValue("Env Agent"),
-			Config: types.StringValue(raw), EnvAllowlist: types.StringValue("team"),
+			Config: types.StringValue(raw), ConfigSHA256: types.StringValue("digest of the config"), EnvAllowlist: types.StringValue("team"),
 			Running: types.BoolValue(running), WaitForHealthy: types.BoolValue(true),
 			Endpoint: types.StringValue("http://127.0.0.1:40000"), CardURL: types.StringValue("http://127.0.0.1:40000/.well-known/agent-card.json"),
 			Port: types.Int64Value(40000), Health: types.StringValue("healthy"), Instance: types.StringValue("memory-1"),

@@ -165,8 +165,8 @@ func heredocText(toml string) string { return strings.TrimSpace(toml) + "\n" }
 
 func TestChangeOf(t *testing.T) {
 	model := func(config string, running bool, allowlist string, injected ...string) *agentModel {
-		m := &agentModel{Config: types.StringValue(config), Running: types.BoolValue(running), EnvAllowlist: types.StringNull(),
-			InjectedEnv: stringList(injected)}
+		m := &agentModel{Config: types.StringValue(config), ConfigSHA256: types.StringValue("digest of " + config), Running: types.BoolValue(running),
+			EnvAllowlist: types.StringNull(), InjectedEnv: stringList(injected)}
 		if allowlist != "" {
 			m.EnvAllowlist = types.StringValue(allowlist)
 		}
@@ -174,6 +174,8 @@ func TestChangeOf(t *testing.T) {
 	}
 	unknownInjected := model("a", true, "team")
 	unknownInjected.InjectedEnv = types.ListUnknown(types.StringType)
+	damaged := model("a", true, "")
+	damaged.ConfigSHA256 = types.StringNull() // a refresh found it damaged
 	hung := model("a", true, "")
 	hung.Health = types.StringValue(string(agentruntime.HealthUnhealthy))
 	degraded := model("a", true, "")
@@ -197,6 +199,7 @@ func TestChangeOf(t *testing.T) {
 		{"create running", nil, model("a", true, ""), false, agentChange{provision: true, start: true, create: true}},
 		{"create stopped", nil, model("a", false, ""), false, agentChange{provision: true, create: true}},
 		{"no change", model("a", true, ""), model("a", true, ""), false, agentChange{}},
+		{"damaged agent provisions again", damaged, model("a", true, ""), false, agentChange{provision: true, start: true}},
 		{"config change restarts", model("a", true, ""), model("b", true, ""), false, agentChange{provision: true, start: true}},
 		{"config change while stopped stays stopped", model("a", false, ""), model("b", false, ""), false, agentChange{provision: true}},
 		{"allowlist change restarts", model("a", true, ""), model("a", true, "team"), false, agentChange{provision: true, start: true}},

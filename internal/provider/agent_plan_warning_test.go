@@ -16,6 +16,7 @@ func TestRestartSaysWhy(t *testing.T) {
 	for _, wait := range []bool{true, false} {
 		prior := &agentModel{
 			ID: types.StringValue("slow-agent"), Config: types.StringValue("[agent]\nname = \"Slow Agent\"\n"),
+			ConfigSHA256: types.StringValue("digest of the config"),
 			EnvAllowlist: types.StringNull(), Running: types.BoolValue(true), WaitForHealthy: types.BoolValue(wait),
 			Health: types.StringValue(string(agentruntime.HealthUnhealthy)), InjectedEnv: stringList(nil),
 		}
