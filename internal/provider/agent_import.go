@@ -24,7 +24,8 @@ func importableAgent(ctx context.Context, rt agentruntime.Runtime, id string) er
 		return err
 	}
 	msg := fmt.Sprintf("the runtime the provider block selects has no agent %q: %s. Only agents this provider's runtime "+
-		"recorded can be imported (an agent started by hand with the run subcommand cannot)", id, idShape)
+		"recorded can be imported (an agent started by hand with a2a-agent-host --config cannot: "+
+		"give its config to an a2a_agent resource instead, which starts it anew)", id, idShape)
 	if agents, lerr := rt.List(ctx); lerr == nil && len(agents) > 0 {
 		ids := make([]string, len(agents))
 		for i, a := range agents {

@@ -231,7 +231,7 @@ func (r *agentResource) Configure(_ context.Context, req resource.ConfigureReque
 }
 
 // ImportState adopts an agent the runtime recorded, by its id. An agent the
-// runtime never recorded (one started by hand with the run subcommand, for
+// runtime never recorded (one started by hand with a2a-agent-host, for
 // one) cannot be adopted: nothing tells where it runs or what it runs.
 func (r *agentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if r.deps != nil {

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path"
 	"strings"
+	"sync"
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/go-connections/tlsconfig"
@@ -42,9 +44,9 @@ func chooseEngine(o Options) engineAddress {
 // connect builds an engine client. API version negotiation stays on (the
 // client's default) so one client speaks to old Docker engines and to
 // Podman's Docker-compatible API alike.
-func connect(o Options, addr engineAddress) (*client.Client, error) {
+func connect(o Options, addr engineAddress, ping *pingAnswer) (*client.Client, error) {
 	scheme, _, _ := strings.Cut(addr.Host, "://")
-	var opts []client.Opt
+	opts := []client.Opt{client.WithHTTPResponseHook(ping.observe)}
 	switch scheme {
 	case "unix", "npipe":
 		opts = append(opts, client.WithHost(addr.Host))
@@ -57,7 +59,7 @@ func connect(o Options, addr engineAddress) (*client.Client, error) {
 		// the host, which configures that client's transport.
 		opts = append(opts, tlsOpt, client.WithHost(addr.Host))
 	case "ssh":
-		opts = relayOptions(addr.Host)
+		opts = append(opts, relayOptions(addr.Host)...)
 	default:
 		return nil, fmt.Errorf("container engine host %s: scheme %q is not one of unix://, tcp:// or ssh://", addr, scheme)
 	}
@@ -66,6 +68,51 @@ func connect(o Options, addr engineAddress) (*client.Client, error) {
 		return nil, fmt.Errorf("container engine host %s: %w", addr, err)
 	}
 	return cli, nil
+}
+
+// pingAnswer is what the address answered to the engine client's ping, the
+// first request it makes. Docker and Podman both answer /_ping with an
+// Api-Version header; an address that does not (a web server, a proxy's
+// login page) is no engine API, and the errors the client would report for
+// it (a 404 read as "no such container", an HTML body quoted) mislead.
+type pingAnswer struct {
+	mu          sync.Mutex
+	seen        bool
+	method      string
+	status      string
+	contentType string
+	apiVersion  string
+}
+
+// observe records the answer to a /_ping request; the client pings with
+// HEAD and falls back to GET, so the last answer is the one it acted on.
+func (p *pingAnswer) observe(resp *http.Response) {
+	if resp.Request == nil || path.Base(resp.Request.URL.Path) != "_ping" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.seen = true
+	p.method = resp.Request.Method
+	p.status = resp.Status
+	p.contentType = resp.Header.Get("Content-Type")
+	p.apiVersion = resp.Header.Get("Api-Version")
+}
+
+// notEngine says why the address is not an engine API, or returns "" when
+// its ping answer was an engine's (or there was none: a connection that
+// failed is reported as such).
+func (p *pingAnswer) notEngine() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.seen || p.apiVersion != "" {
+		return ""
+	}
+	contentType := p.contentType
+	if contentType == "" {
+		contentType = "no content type"
+	}
+	return fmt.Sprintf("%s /_ping answered %s (%s) without the Api-Version header Docker and Podman send", p.method, p.status, contentType)
 }
 
 // relayOptions reach the engine at host through the docker CLI's relay;

@@ -69,12 +69,22 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		o.Executable = exe
 	}
 	addr := chooseEngine(o)
-	cli, err := connect(o, addr)
+	ping := &pingAnswer{}
+	cli, err := connect(o, addr, ping)
 	if err != nil {
 		return nil, agentruntime.Wrap(agentruntime.KindInvalidConfig, "configure container runtime", "", err)
 	}
 	r := &Runtime{opts: o, engine: addr, cli: cli}
-	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+	_, err = cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true})
+	// Checked before the ping's error: something other than an engine may
+	// answer 200 (the ping then succeeds) or 404 (read as "not found").
+	if answer := ping.notEngine(); answer != "" {
+		_ = cli.Close()
+		return nil, agentruntime.Errorf(agentruntime.KindBackend, "connect to container engine", "", nil,
+			"%s is not a Docker or Podman engine API: %s. Point that setting at the engine's socket or API address, "+
+				"such as unix:///var/run/docker.sock, tcp://host:2376 or ssh://user@host", addr, answer)
+	}
+	if err != nil {
 		_ = cli.Close()
 		return nil, r.engineError("connect to container engine", "", err)
 	}

@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -84,6 +86,12 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		rules.ExplicitPath = o.Kubeconfig
 	}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
+	// client-go's own words for these name KUBERNETES_MASTER (or quote a
+	// stat), not the settings that choose a kubeconfig here.
+	if err != nil && (clientcmd.IsEmptyConfig(err) || (o.Kubeconfig != "" && errors.Is(err, fs.ErrNotExist))) {
+		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", nil, "%s",
+			noKubeconfig(o.Kubeconfig, os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "", rules.GetLoadingPrecedence()))
+	}
 	if err != nil {
 		return nil, agentruntime.Errorf(agentruntime.KindInvalidConfig, op, "", err,
 			"load the kubeconfig (kubeconfig %q, context %q; empty means KUBECONFIG, then ~/.kube/config, and its current context)", o.Kubeconfig, o.Context)
@@ -116,6 +124,47 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, r.clusterError(op, "", err)
 	}
 	return r, nil
+}
+
+// noKubeconfig says which kubeconfig files were looked for (the provider's
+// kubeconfig setting, else the files KUBECONFIG lists, else
+// ~/.kube/config), what was found of them, and how to name the right one.
+func noKubeconfig(setting string, fromEnv bool, files []string) string {
+	var looked string
+	switch {
+	case setting != "":
+		looked = fmt.Sprintf("the provider's kubernetes kubeconfig, %q", setting)
+	case fromEnv:
+		looked = "the files KUBECONFIG lists (" + quoteAll(files) + ")"
+	default:
+		looked = "~/.kube/config (" + quoteAll(files) + "), as KUBECONFIG is unset"
+	}
+	var present []string
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			present = append(present, f)
+		}
+	}
+	found := "none of them exists"
+	switch {
+	case len(present) == 1:
+		found = quoteAll(present) + " names no cluster to connect to (no current-context, or a context whose cluster has no server)"
+	case len(present) > 1:
+		found = quoteAll(present) + " name no cluster to connect to (no current-context, or a context whose cluster has no server)"
+	case len(files) == 1:
+		found = "it does not exist"
+	}
+	return fmt.Sprintf("no kubeconfig to reach a cluster with: looked for %s, and %s. Set kubeconfig in the provider's kubernetes "+
+		"block (kubernetes { kubeconfig = \"/path/to/kubeconfig\" }) or the KUBECONFIG variable to the cluster's kubeconfig file "+
+		"(and context, if its current context is not that cluster)", looked, found)
+}
+
+func quoteAll(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = strconv.Quote(f)
+	}
+	return strings.Join(q, ", ")
 }
 
 // Identity names the cluster, and the namespace and scope the agents live in.
