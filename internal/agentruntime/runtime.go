@@ -94,9 +94,16 @@ type Agent struct {
 	Port         int // the port clients reach the agent on
 	ConfigSHA256 string
 	InjectedEnv  []string // names only, never values
-	Instance     string   // pid or container id; empty when not running
-	Running      bool
-	Health       Health
+	// ChangedEnv names the injected variables a running agent holds
+	// another value of than the provider's environment does now (see
+	// ChangedEnv): starting it again would give it the new ones.
+	ChangedEnv []string
+	// WriteOnly names the write-only values the runtime keeps for the
+	// agent, never the values.
+	WriteOnly []string
+	Instance  string // pid or container id; empty when not running
+	Running   bool
+	Health    Health
 	// Config is the raw config last provisioned, so that an imported agent
 	// reads back exactly what was declared.
 	Config []byte

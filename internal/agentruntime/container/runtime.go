@@ -605,6 +605,7 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 		InjectedEnv:  splitList(labels[labelInjectedEnv]),
 		EnvAllowlist: labels[labelEnvAllowlist],
 		Settings:     settingsOf(labels),
+		WriteOnly:    splitList(labels[labelWriteOnly]),
 	}
 	if advertised, ok := envValue(c.Config.Env, agentconfig.AdvertisedURLVar); ok {
 		a.Endpoint = advertised
@@ -627,6 +628,7 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 		a.Health = agentruntime.HealthProvisioned
 	case state == containertypes.StateRunning || state == containertypes.StatePaused:
 		a.Running, a.Instance = true, c.ID
+		a.ChangedEnv = agentruntime.ChangedEnv(a.InjectedEnv, func(name string) (string, bool) { return envValue(c.Config.Env, name) })
 		a.Health = agentruntime.HealthUnhealthy
 		// The advertised URL may lead through a proxy this machine cannot
 		// reach, so the card is probed where the engine publishes it.

@@ -87,6 +87,7 @@ func Run(t *testing.T, h Harness) {
 		{"create only", testCreateOnly},
 		{"concurrent creates of one id", testConcurrentCreates},
 		{"config and allowlist read back", testReadBack},
+		{"a variable changed since the start reads changed", testChangedEnv},
 		{"recover", testRecover},
 		{"logs", testLogs},
 		{"deprovision", testDeprovision},

@@ -1,6 +1,7 @@
 package contracttest
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -52,4 +53,47 @@ func testRestart(t *testing.T, h Harness) {
 	if got := getAgent(t, rt, a.ID); got.Running {
 		t.Errorf("Restart of a stopped agent started it (%s)", got.Health)
 	}
+}
+
+// testChangedEnv: a running agent whose allowlisted variable has another
+// value in the provider's environment than the agent started with (set,
+// changed or unset since) names it in ChangedEnv, and only then: the value
+// it started with again, a stopped agent, and an agent started anew read
+// none. This is what lets a plan show such a change, which Terraform
+// cannot see.
+func testChangedEnv(t *testing.T, h Harness) {
+	rt := h.New(t)
+	const name = "CONTRACT_CHANGED"
+	t.Setenv(name, "before")
+	allow := &agentruntime.EnvAllowlist{Name: "contract-changed", Variables: []string{name}}
+	raw := append(h.Config("Contract Changed Env"), "\n[[skills]]\nid = \"changed\"\nname = \"${CONTRACT_CHANGED:-none}\"\ndescription = \"from an allowlisted variable\"\n"...)
+	spec := agentruntime.Spec{Config: raw, Allowlist: allow}
+	a := provisionSpec(t, rt, spec)
+	startHealthy(t, rt, a.ID)
+	wantChanged := func(step string, want ...string) {
+		t.Helper()
+		if got := getAgent(t, rt, a.ID).ChangedEnv; !slices.Equal(got, want) {
+			t.Errorf("%s: ChangedEnv = %v, want %v", step, got, want)
+		}
+	}
+	wantChanged("as started")
+	t.Setenv(name, "after")
+	wantChanged("value changed", name)
+	if err := os.Unsetenv(name); err != nil {
+		t.Fatal(err)
+	}
+	wantChanged("variable unset", name)
+	t.Setenv(name, "before")
+	wantChanged("value as started again")
+
+	t.Setenv(name, "after")
+	if err := rt.Stop(ctx(t), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	wantChanged("stopped")
+	if _, err := rt.Provision(ctx(t), spec); err != nil {
+		t.Fatalf("Provision again: %v", err)
+	}
+	startHealthy(t, rt, a.ID)
+	wantChanged("started again with the new value")
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,6 +66,9 @@ func testWriteOnly(t *testing.T, h Harness) {
 	logs, err := fresh.Logs(ctx(t), a.ID, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Equal(got.WriteOnly, []string{"WO_SKILL"}) {
+		t.Errorf("Get names write-only values %v, want [WO_SKILL]: an adopted agent's plan needs to know which it holds", got.WriteOnly)
 	}
 	reported := fmt.Sprintf("%+v %+v %s %v %#v", got, list, strings.Join(logs, "\n"), spec, spec)
 	for _, v := range []string{first, second} {

@@ -617,7 +617,33 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	if err != nil {
 		return agentruntime.Agent{}, err
 	}
-	return r.agent(ctx, d, cm, pods, side), nil
+	a := r.agent(ctx, d, cm, pods, side)
+	if a.Running && len(a.InjectedEnv) > 0 {
+		if a.ChangedEnv, err = r.changedEnv(ctx, op, id, d.Name, a.InjectedEnv); err != nil {
+			return agentruntime.Agent{}, err
+		}
+	}
+	return a, nil
+}
+
+// changedEnv names the injected variables whose value in the agent's
+// Secret, which its pods take theirs from, is not the provider's now.
+// A Secret gone or not the agent's tells nothing: starting the agent
+// reports it.
+func (r *Runtime) changedEnv(ctx context.Context, op, id, name string, injected []string) ([]string, error) {
+	s, err := r.cs.CoreV1().Secrets(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, r.clusterError(op, id, err)
+	case r.checkOwned(op, id, "secret", s) != nil:
+		return nil, nil
+	}
+	return agentruntime.ChangedEnv(injected, func(name string) (string, bool) {
+		v, ok := s.Data[name]
+		return string(v), ok
+	}), nil
 }
 
 // damagedConfig is the error about an agent whose ConfigMap holds a config
@@ -815,6 +841,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 		Port:         port,
 		ConfigSHA256: ann[annotationConfigSHA],
 		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
+		WriteOnly:    splitList(ann[annotationWriteOnly]),
 		EnvAllowlist: ann[annotationAllowlist],
 		Replicas:     int(r.replicasRead(d)),
 		Unclaimed:    ann[annotationCreation] != "",

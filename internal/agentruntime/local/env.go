@@ -2,7 +2,10 @@
 
 package local
 
-import "os"
+import (
+	"bytes"
+	"os"
+)
 
 // passedThrough are the provider's variables every agent gets: what a
 // process needs to run at all, and nothing that could carry a secret.
@@ -22,4 +25,21 @@ func childEnv(injected []string) []string {
 		}
 	}
 	return env
+}
+
+// startedEnv looks up the variables process pid was started with, as
+// /proc keeps them; when they cannot be read (the process is gone, or
+// another user's), ok is false and nothing can be told to have changed.
+func startedEnv(pid int) (lookup func(string) (string, bool), ok bool) {
+	env, _ := readEnviron(pid, make([]byte, environBuffer))
+	if env == nil {
+		return nil, false
+	}
+	values := map[string]string{}
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if k, v, found := bytes.Cut(kv, []byte{'='}); found {
+			values[string(k)] = string(v)
+		}
+	}
+	return func(name string) (string, bool) { v, set := values[name]; return v, set }, true
 }

@@ -558,8 +558,26 @@ func (r *Runtime) view(ctx context.Context, rec *record, raw []byte) agentruntim
 	if a.Health == agentruntime.HealthHealthy || a.Health == agentruntime.HealthUnhealthy {
 		a.Running = true
 		a.Instance = strconv.Itoa(rec.PID)
+		if started, ok := startedEnv(rec.PID); ok && len(rec.InjectedEnv) > 0 {
+			a.ChangedEnv = agentruntime.ChangedEnv(rec.InjectedEnv, started)
+		}
 	}
+	a.WriteOnly = r.writeOnlyNames(rec.ID)
 	return a
+}
+
+// writeOnlyNames names the write-only values kept for the agent; none when
+// its file is missing or unreadable, which its next start reports.
+func (r *Runtime) writeOnlyNames(id string) []string {
+	p, ok, err := r.writeOnly.Path(id)
+	if !ok || err != nil {
+		return nil
+	}
+	values, err := writeonly.Read(p)
+	if err != nil {
+		return nil
+	}
+	return agentruntime.WriteOnlyValues(values).Names()
 }
 
 // Recover adopts every recorded agent whose process is alive; records of

@@ -7,6 +7,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 
@@ -32,6 +33,9 @@ type record struct {
 	agent   agentruntime.Agent
 	started bool
 	logs    []string
+	// env holds the injected variables as the last start found them in
+	// this process's environment, as a real agent's process would.
+	env map[string]string
 }
 
 var _ agentruntime.Runtime = (*Runtime)(nil)
@@ -107,6 +111,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	a.InjectedEnv = p.InjectedEnv
 	a.Config = slices.Clone(spec.Config)
 	a.EnvAllowlist = p.Allowlist
+	a.WriteOnly = p.WriteOnly
 	rec.log("provisioned config sha256 %s", a.ConfigSHA256)
 	return r.view(rec), nil
 }
@@ -136,6 +141,12 @@ func (r *Runtime) Start(_ context.Context, id string) error {
 	rec.started = true
 	rec.agent.Running = true
 	rec.agent.Instance = fmt.Sprintf("memory-%d", r.starts)
+	rec.env = map[string]string{}
+	for _, name := range rec.agent.InjectedEnv {
+		if v, ok := os.LookupEnv(name); ok {
+			rec.env[name] = v
+		}
+	}
 	rec.log("started as %s", rec.agent.Instance)
 	return nil
 }
@@ -216,9 +227,11 @@ func (r *Runtime) view(rec *record) agentruntime.Agent {
 	a := rec.agent
 	a.InjectedEnv = slices.Clone(a.InjectedEnv)
 	a.Config = slices.Clone(a.Config)
+	a.WriteOnly = slices.Clone(a.WriteOnly)
 	switch {
 	case a.Running:
 		a.Health = agentruntime.HealthHealthy
+		a.ChangedEnv = agentruntime.ChangedEnv(a.InjectedEnv, func(name string) (string, bool) { v, ok := rec.env[name]; return v, ok })
 	case rec.started:
 		a.Health = agentruntime.HealthStopped
 	default:
