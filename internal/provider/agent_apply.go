@@ -80,6 +80,7 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	crashpoint.Hit("provider-create-provisioned")
 	tflog.Info(ctx, "provisioned agent")
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
+	resp.Diagnostics.Append(rememberRuntimeEnv(ctx, resp.Private, runtimeEnv{WriteOnly: values.Names()})...)
 	// From here on the agent exists: every path saves it to state, so a
 	// failure leaves it tainted and the next apply replaces it.
 	r.startAndSave(ctx, id, &plan, changeOf(nil, &plan, false), &resp.State, &resp.Diagnostics)
@@ -156,6 +157,7 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	// runtime it was just found in; one found in a state dir that moved
 	// learns its new path.
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, rt.Identity())...)
+	resp.Diagnostics.Append(rememberRuntimeEnv(ctx, resp.Private, seenOf(a))...)
 }
 
 func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -175,6 +177,12 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	id := prior.ID.ValueString()
 	ctx = tflog.SetField(ctx, "agent_id", id)
 	change := changeOf(&prior, &plan, rolls(r.deps.runtime))
+	seen, diags := storedRuntimeEnv(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if change.provision || change.roll || change.start || change.stop {
+		// Started afresh or stopped, it runs with no value of another time.
+		seen.Changed = nil
+	}
 
 	if change.provision || change.roll {
 		allow, diags := r.allowlist(ctx, plan.EnvAllowlist)
@@ -223,6 +231,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			// deleted): it is started as a stopped agent is.
 			change.roll, change.start = false, true
 		}
+		seen.WriteOnly = values.Names()
 		crashpoint.Hit("provider-update-provisioned")
 		tflog.Info(ctx, "provisioned new agent config", map[string]any{"rolled": change.roll})
 	}
@@ -235,6 +244,7 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		tflog.Info(ctx, "stopped agent")
 	}
 	resp.Diagnostics.Append(rememberIdentity(ctx, resp.Private, r.deps.runtime.Identity())...)
+	resp.Diagnostics.Append(rememberRuntimeEnv(ctx, resp.Private, seen)...)
 	if !change.provision && !change.start && !change.stop && !change.roll && !change.heal {
 		// Only settings of the resource itself changed; the agent is untouched.
 		resp.Diagnostics.Append(setModel(ctx, &resp.State, resp.State.Schema, &plan)...)

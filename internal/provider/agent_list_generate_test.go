@@ -79,6 +79,11 @@ resource "a2a_agent" "plain" {
   config = file("${path.module}/plain.toml")
 }
 
+resource "a2a_agent" "keyed" {
+  config = "[agent]\nname = \"Gen Keyed\"\n\n[auth]\nbearer_token = \"$${GEN_KEY}\"\n"
+  env_wo = { GEN_KEY = "gen-write-only-value" }
+}
+
 resource "a2a_agent" "damaged" {
   config = "[agent]\nname = \"Gen Damaged\"\n"
 }
@@ -90,11 +95,33 @@ resource "a2a_agent" "damaged" {
 
 	// Its first list holds every agent, its second none of these.
 	example := string(readFile(t, filepath.Join(examplesRoot, "list-resources", "a2a_agent", "list-resource.tfquery.hcl")))
-	adopter, out := adoptByQuery(t, cli, stateDir, providerOf(stateDir), example, 3)
+	adopter, out := adoptByQuery(t, cli, stateDir, providerOf(stateDir), example, 4)
 	for _, want := range []string{"Agent gen-damaged cannot be read and is not listed", filepath.Join("agents", "gen-damaged.json"),
-		"Gen Greeter (gen-greeter)", "Gen Idle (gen-idle)", "Gen Plain (gen-plain)"} {
+		"Gen Greeter (gen-greeter)", "Gen Idle (gen-idle)", "Gen Plain (gen-plain)", "Gen Keyed (gen-keyed)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("terraform query does not say %q:\n%s", want, out)
+		}
+	}
+	// The agent with a write-only value plans with the generated env_wo =
+	// null, keeping its value, and the plan says what to fill in before a
+	// change that needs it.
+	planned := strings.Join(strings.Fields(adopter.terraform("plan", "-input=false")), " ")
+	if want := "env_wo = { GEN_KEY = <value> }"; !strings.Contains(planned, "Agent gen-keyed keeps write-only values") || !strings.Contains(planned, want) {
+		t.Errorf("the plan of the adopted agent with a write-only value does not warn what to fill in (%s):\n%s", want, planned)
+	}
+	generated := string(readFile(t, filepath.Join(adopter.dir, "generated.tf")))
+	keyed := strings.Index(generated, "Gen Keyed")
+	bumped := generated[:keyed] + strings.Replace(generated[keyed:], "env_wo_version   = null", "env_wo_version   = 2", 1)
+	adopter.write("generated.tf", bumped)
+	refused, code := adopter.run("plan", "-input=false")
+	if refused = strings.Join(strings.Fields(refused), " "); code == 0 || !strings.Contains(refused, "Agent gen-keyed needs its write-only values again") ||
+		!strings.Contains(refused, "env_wo = { GEN_KEY = <value> }") {
+		t.Errorf("a plan that provisions the adopted agent again without env_wo is not refused naming what to set (exit %d):\n%s", code, refused)
+	}
+	adopter.write("generated.tf", generated)
+	for _, where := range []string{generated, string(readFile(t, filepath.Join(adopter.dir, "terraform.tfstate")))} {
+		if strings.Contains(where, "gen-write-only-value") {
+			t.Errorf("the write-only value shows in the adopter's files:\n%s", where)
 		}
 	}
 

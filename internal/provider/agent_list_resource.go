@@ -55,6 +55,8 @@ func (r *agentListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 			"on its engine, or those of its namespace and scope on the cluster), each by its identity, the agent id, and by its " +
 			"name. With `include_resource`, or with `terraform query -generate-config-out=FILE`, each comes with what `a2a_agent` " +
 			"reads back on import, its config included, so the generated configuration imports every agent with nothing to change. " +
+			"Write-only values never come back: the generated `env_wo` is null, the agent keeps the values the runtime holds, and the " +
+			"plan warns which to set in `env_wo` before a change that provisions the agent again. " +
 			"An agent the runtime holds but cannot adopt (one whose record or config file in the state directory is damaged, or " +
 			"whose config the runtime does not record) is not listed: a warning names it and says why. Filters combine: an agent is listed when it passes every one set.",
 		Attributes: map[string]schema.Attribute{

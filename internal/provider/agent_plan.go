@@ -28,10 +28,12 @@ func (r *agentResource) ValidateConfig(ctx context.Context, req resource.Validat
 	raw := []byte(config.ValueString())
 	if allowlist.IsNull() {
 		// No allowlist denies every variable but the write-only ones; no
-		// store is needed to know that.
+		// store is needed to know that. Without env_wo at all, the plan
+		// tells: an adopted agent keeps the write-only values the runtime
+		// holds for it, which only the plan can read.
 		values, known, diags := writeOnlyValues(ctx, req.Config)
 		resp.Diagnostics.Append(diags...)
-		if !diags.HasError() {
+		if !diags.HasError() && (values != nil || !known) {
 			if _, err := agentruntime.CheckEnv(nil, plannedWriteOnly(values, known, raw).Names(), raw); err != nil {
 				resp.Diagnostics.Append(configDiags(err, nil)...)
 			}
@@ -85,7 +87,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	replace, diags := planAgent(ctx, rt, prior, &plan, env, writeOnly{values: values, known: known})
+	seen, diags := storedRuntimeEnv(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	replace, diags := planAgent(ctx, rt, prior, &plan, env, writeOnly{values: values, known: known, seen: seen})
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -156,6 +160,9 @@ func (r *agentResource) plannedAllowlist(ctx context.Context, value types.String
 type writeOnly struct {
 	values agentruntime.WriteOnlyValues
 	known  bool // false: the map is not known yet, so any reference may be in it
+	// seen is what the last refresh read of the agent's variables: the
+	// write-only values the runtime keeps, the injected ones that changed.
+	seen runtimeEnv
 }
 
 // agentChange is what applying a plan does to an existing agent. Plan and
@@ -336,6 +343,8 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	case prior == nil || specChanged(prior, plan):
 		switch {
 		case !checked.done:
+		case checked.err != nil && prior != nil && agentruntime.IsKind(checked.err, agentruntime.KindDisallowedEnv) && len(keptWriteOnly(wo, cfg.Raw())) > 0:
+			diags.Append(keptWriteOnlyError(prior.ID.ValueString(), "its config, allowlist or env_wo_version changed", keptWriteOnly(wo, cfg.Raw()))...)
 		case checked.err != nil:
 			diags.Append(configDiags(checked.err, env.allowlist)...)
 		case env.known && wo.known:
@@ -348,13 +357,24 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		// is applied before the agent's. injected_env left unknown makes
 		// apply provision the agent again, checking the allowlist then.
 		values := plannedWriteOnly(wo.values, wo.known, cfg.Raw())
-		injected, err := agentruntime.CheckEnv(env.allowlist, values.Names(), cfg.Raw())
+		kept := keptWriteOnly(wo, cfg.Raw())
+		if len(kept) > 0 {
+			diags.Append(keptWriteOnlyWarning(cfg.ID(), kept)...)
+		}
+		injected, err := agentruntime.CheckEnv(env.allowlist, append(values.Names(), kept...), cfg.Raw())
 		if err != nil {
 			diags.Append(revokedDiags(err, cfg.ID(), env.allowlist)...)
 			break
 		}
-		if wo.known {
-			plan.InjectedEnv = stringList(orEmpty(injected))
+		if !wo.known {
+			break
+		}
+		plan.InjectedEnv = stringList(orEmpty(injected))
+		if changed := stillInjected(wo.seen.Changed, injected); prior != nil && prior.Running.ValueBool() && len(changed) > 0 {
+			// Equal names, other values: only provisioning again and
+			// restarting gives the agent those of now.
+			plan.InjectedEnv = types.ListUnknown(types.StringType)
+			diags.Append(changedEnvWarning(cfg.ID(), changed)...)
 		}
 	default:
 		// Stopping needs no variable, and an allowlist not known yet is
@@ -372,6 +392,10 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 	}
 	planSettings(ctx, rt, prior, plan, cfg)
 	change := changeOf(prior, plan, rolls(rt))
+	if kept := keptWriteOnly(wo, []byte(plan.Config.ValueString())); prior != nil && change.provision && len(kept) > 0 && !diags.HasError() {
+		diags.Append(keptWriteOnlyError(prior.ID.ValueString(), "what it receives changed", kept)...)
+		return false, diags
+	}
 	if prior != nil && !change.provision {
 		// Objects apply leaves alone keep the settings they carry.
 		plan.Settings = prior.Settings

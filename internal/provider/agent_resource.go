@@ -201,7 +201,9 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"injected_env": schema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "Names (never values) of the variables passed to the agent: those the config references and the allowlist allows.",
+				MarkdownDescription: "Names (never values) of the variables passed to the agent: those the config references and the allowlist allows. " +
+					"When one of them has another value in terraform's environment than the running agent started with, the plan warns, naming it, " +
+					"and shows this attribute as known after apply; apply provisions the agent again and restarts it with the new value.",
 			},
 			"instance": schema.StringAttribute{
 				Computed:            true,
