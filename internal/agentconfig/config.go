@@ -166,6 +166,9 @@ type Skill struct {
 // Auth protects the JSON-RPC endpoint; the card stays public.
 type Auth struct {
 	BearerToken string `toml:"bearer_token"`
+	// JWT accepts bearer tokens an identity provider issues instead of
+	// one static token.
+	JWT *JWT `toml:"jwt"`
 }
 
 // Card holds settings of the published card.

@@ -66,6 +66,7 @@ func (c *Config) validate() error {
 		add("tasks.store", problem)
 	}
 
+	c.validateJWT(add)
 	c.validateRuntime(add)
 	switch c.Handler.Type {
 	case "":

@@ -1,6 +1,7 @@
 package agenthost
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -11,10 +12,28 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
 
-// unauthenticatedCode is the JSON-RPC code the A2A Go SDK maps to
-// a2a.ErrUnauthenticated; the specification leaves the code to the binding
-// and the SDK's clients decode this one.
-const unauthenticatedCode = -31401
+// unauthenticatedCode and unauthorizedCode are the JSON-RPC codes the A2A
+// Go SDK maps to a2a.ErrUnauthenticated and a2a.ErrUnauthorized; the
+// specification leaves the codes to the binding and the SDK's clients
+// decode these.
+const (
+	unauthenticatedCode = -31401
+	unauthorizedCode    = -31403
+)
+
+// authenticator tells who a call is from: the identity its tasks are scoped
+// to, or why it is refused.
+type authenticator interface {
+	check(r *http.Request) (identity string, refused *authRefusal)
+}
+
+// authRefusal is why a call is refused: the WWW-Authenticate challenge to
+// answer with, and the problem, which names no credential. A forbidden
+// caller proved who it is but may not call (RFC 6750's insufficient_scope).
+type authRefusal struct {
+	challenge, problem string
+	forbidden          bool
+}
 
 // bearerRealm names the protection space in WWW-Authenticate challenges.
 const bearerRealm = "a2a"
@@ -39,6 +58,23 @@ func checkNotEmptied(key, written, expanded, emptied, wanted, otherwise string) 
 	return fmt.Errorf("%s %q expands to %s: set %s to %s in the agent's environment, or %s", key, written, emptied, vars, wanted, otherwise)
 }
 
+// newAuthenticator is how the config asks callers to prove who they are;
+// nil lets every caller in, all sharing one scope.
+func newAuthenticator(ctx context.Context, cfg *agentconfig.Config) (authenticator, error) {
+	switch {
+	case cfg.Auth.JWT != nil:
+		a, err := newJWTAuth(ctx, cfg.Auth.JWT)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	case cfg.Auth.BearerToken != "":
+		return newBearerAuth(cfg.Auth.BearerToken), nil
+	default:
+		return nil, nil
+	}
+}
+
 // bearerAuth lets a request through only when it carries the token as
 // "Authorization: Bearer <token>". Tokens are compared as sha256 digests in
 // constant time, so neither their content nor their length leaks through
@@ -57,16 +93,21 @@ func newBearerAuth(token string) *bearerAuth {
 
 // check returns the caller's identity, or the challenge and the problem
 // to answer an unauthenticated request with.
-func (a *bearerAuth) check(r *http.Request) (identity, challenge, problem string) {
+func (a *bearerAuth) check(r *http.Request) (string, *authRefusal) {
 	given, ok := bearerCredentials(r.Header.Get("Authorization"))
 	if !ok {
-		return "", `Bearer realm="` + bearerRealm + `"`, "this agent requires an Authorization: Bearer token"
+		return "", &authRefusal{challenge: `Bearer realm="` + bearerRealm + `"`, problem: "this agent requires an Authorization: Bearer token"}
 	}
 	got := sha256.Sum256([]byte(given))
 	if subtle.ConstantTimeCompare(got[:], a.want[:]) != 1 {
-		return "", `Bearer realm="` + bearerRealm + `", error="invalid_token"`, "the bearer token is not valid for this agent"
+		return "", invalidToken("the bearer token is not valid for this agent")
 	}
-	return a.identity, "", ""
+	return a.identity, nil
+}
+
+// invalidToken refuses a credential that is not one the agent accepts.
+func invalidToken(problem string) *authRefusal {
+	return &authRefusal{challenge: `Bearer realm="` + bearerRealm + `", error="invalid_token"`, problem: problem}
 }
 
 // bearerCredentials returns the token of a Bearer Authorization header; the

@@ -70,17 +70,19 @@ func ifaceName(iface *a2a.AgentInterface) string {
 }
 
 // TestEveryBindingServesTheSameAgent drives each interface the card lists
-// through the official SDK client, on a plain, a bearer and a signing
-// host: the card lists JSON-RPC, HTTP+JSON and gRPC for 1.0 and 0.3, and
+// through the official SDK client, on a plain, a bearer, a JWT and a
+// signing host: the card lists JSON-RPC, HTTP+JSON and gRPC for 1.0 and 0.3, and
 // each answers a message, a stream, a read of a task another binding made,
 // an unknown task, and a subscription to a finished task (refused before
 // any event), with the same auth (specification, section 5.1).
 func TestEveryBindingServesTheSameAgent(t *testing.T) {
 	keyPEM, _ := signingKey(t)
 	t.Setenv("CARD_SIGNING_KEY", string(keyPEM))
+	idp := newIssuer(t)
 	hosts := []struct{ name, config, token string }{
 		{"plain", echoConfig, ""},
 		{"bearer", echoConfig + "\n[auth]\nbearer_token = \"" + bindingsToken + "\"\n", bindingsToken},
+		{"jwt", jwtConfig(inlineKeys(idp.jwks("ec-1")), ""), idp.token("ec-1", validClaims("every-binding"))},
 		{"signing", echoConfig + "\n[card]\nsigning_key = \"${CARD_SIGNING_KEY}\"\n", ""},
 	}
 	for _, host := range hosts {

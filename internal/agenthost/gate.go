@@ -22,13 +22,13 @@ import (
 // reads its body within a deadline and a size bound. What it turns away is
 // a refusal, which each binding writes in its own shape.
 type callGate struct {
-	auth        *bearerAuth // nil when the agent has no authentication
+	auth        authenticator // nil when the agent has no authentication
 	bodyTimeout time.Duration
 	maxBytes    int64
 	budget      *budget
 }
 
-func newCallGate(auth *bearerAuth, bodyTimeout time.Duration) *callGate {
+func newCallGate(auth authenticator, bodyTimeout time.Duration) *callGate {
 	return &callGate{auth: auth, bodyTimeout: bodyTimeout, maxBytes: maxRequestBytes, budget: newBudget()}
 }
 
@@ -118,15 +118,23 @@ func (g *callGate) authenticate(r *http.Request) (string, *refusal) {
 	if g.auth == nil {
 		return sharedScope, nil
 	}
-	identity, challenge, problem := g.auth.check(r)
-	if problem != "" {
+	identity, refused := g.auth.check(r)
+	switch {
+	case refused == nil:
+		return identity, nil
+	case refused.forbidden:
 		return "", &refusal{
-			kind: a2a.ErrUnauthenticated, message: problem,
+			kind: a2a.ErrUnauthorized, message: refused.problem,
+			status: http.StatusForbidden, grpc: codes.PermissionDenied, rpcCode: unauthorizedCode,
+			header: http.Header{"Www-Authenticate": {refused.challenge}},
+		}
+	default:
+		return "", &refusal{
+			kind: a2a.ErrUnauthenticated, message: refused.problem,
 			status: http.StatusUnauthorized, grpc: codes.Unauthenticated, rpcCode: unauthenticatedCode,
-			header: http.Header{"Www-Authenticate": {challenge}},
+			header: http.Header{"Www-Authenticate": {refused.challenge}},
 		}
 	}
-	return identity, nil
 }
 
 // grpcFramePrefix is the length of a gRPC message's prefix: a compression

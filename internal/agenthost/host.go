@@ -98,6 +98,10 @@ func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, e
 			return nil, &configError{err}
 		}
 	}
+	auth, err := newAuthenticator(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	logger := slog.New(slog.NewTextHandler(opts.Redact.Writer(logOutput(opts)), nil))
 	tasks, err := openTaskStorage(ctx, cfg, logger)
 	if err != nil {
@@ -109,7 +113,7 @@ func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, e
 		_ = tasks.close(ctx)
 		return nil, fmt.Errorf("listen for agent %s: %w", cfg.ID(), err)
 	}
-	h, err := newHost(cfg, agent, tasks, ln, logger, opts)
+	h, err := newHost(cfg, agent, auth, tasks, ln, logger, opts)
 	if err != nil {
 		_ = ln.Close()
 		_ = tasks.close(ctx)
@@ -128,7 +132,7 @@ func logOutput(opts Options) io.Writer {
 	return opts.Log
 }
 
-func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, tasks taskStorage, ln net.Listener, logger *slog.Logger, opts Options) (*Host, error) {
+func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, auth authenticator, tasks taskStorage, ln net.Listener, logger *slog.Logger, opts Options) (*Host, error) {
 	out := opts.Redact.Writer(logOutput(opts))
 
 	// The endpoint is worked out as internal/card does offline, with the
@@ -153,10 +157,6 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, tasks taskStor
 		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
 	)
 	followAcrossHosts(handler, tasks)
-	var auth *bearerAuth
-	if token := cfg.Auth.BearerToken; token != "" {
-		auth = newBearerAuth(token)
-	}
 	bodyTimeout := opts.BodyReadTimeout
 	if bodyTimeout <= 0 {
 		bodyTimeout = DefaultBodyReadTimeout

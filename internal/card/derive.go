@@ -55,6 +55,20 @@ const DefaultMode = "text/plain"
 // [auth] bearer_token.
 const BearerSchemeName = "bearer"
 
+// JWTSchemeName names the security scheme of an agent with [auth.jwt].
+const JWTSchemeName = "jwt"
+
+// jwtSchemeDescription tells a client which tokens the agent accepts: the
+// issuer, audiences and scopes are what it asks its identity provider for.
+func jwtSchemeDescription(j *agentconfig.JWT) string {
+	d := fmt.Sprintf("Send a JWT issued by %s for the audience %s in the Authorization header (gRPC: the authorization metadata) of every call",
+		j.Issuer, strings.Join(j.Audiences, " or "))
+	if len(j.RequiredScopes) > 0 {
+		d += ", with the scopes " + strings.Join(j.RequiredScopes, " ")
+	}
+	return d + "."
+}
+
 // CompatProtocolVersion is the earlier protocol version the built-in host
 // also serves, for clients not yet on 1.0.
 const CompatProtocolVersion a2a.ProtocolVersion = "0.3"
@@ -107,6 +121,12 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 			},
 		}
 		card.SecurityRequirements = a2a.SecurityRequirementsOptions{{BearerSchemeName: a2a.SecuritySchemeScopes{}}}
+	}
+	if j := cfg.Auth.JWT; j != nil {
+		card.SecuritySchemes = a2a.NamedSecuritySchemes{
+			JWTSchemeName: a2a.HTTPAuthSecurityScheme{Scheme: "Bearer", BearerFormat: "JWT", Description: jwtSchemeDescription(j)},
+		}
+		card.SecurityRequirements = a2a.SecurityRequirementsOptions{{JWTSchemeName: a2a.SecuritySchemeScopes{}}}
 	}
 	return card, nil
 }

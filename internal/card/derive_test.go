@@ -98,6 +98,22 @@ func TestDeriveValidatesAgainstSchemaAndProto(t *testing.T) {
 			},
 		},
 		{
+			name: "jwt auth",
+			config: "[agent]\nname = \"Guarded\"\n[auth.jwt]\nissuer = \"https://idp.example.com/\"\naudiences = [\"agents\"]\n" +
+				"jwks_url = \"https://idp.example.com/jwks.json\"\nrequired_scopes = [\"agents:call\"]\n",
+			endpoint: "https://guarded.example.com/a2a",
+			check: func(t *testing.T, c *a2a.AgentCard) {
+				s, ok := c.SecuritySchemes[JWTSchemeName].(a2a.HTTPAuthSecurityScheme)
+				if !ok || s.Scheme != "Bearer" || s.BearerFormat != "JWT" || !strings.Contains(s.Description, "https://idp.example.com/") ||
+					!strings.Contains(s.Description, "agents:call") {
+					t.Errorf("security schemes = %+v; want an HTTP bearer scheme of format JWT naming the issuer and scopes", c.SecuritySchemes)
+				}
+				if len(c.SecurityRequirements) != 1 {
+					t.Errorf("security requirements = %+v; want the jwt scheme required", c.SecurityRequirements)
+				}
+			},
+		},
+		{
 			name:     "llm handler without skills, IPv6 endpoint",
 			config:   "[agent]\nname = \"Writer\"\ndescription = \"Drafts text.\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\n",
 			endpoint: "http://[::1]:9001",

@@ -106,6 +106,7 @@ func Run(t *testing.T, h Harness) {
 			{"owned variables", testOwnedVariables},
 			{"restart reads the values of now", testRestart},
 			{"every binding the card lists answers", testEveryBinding},
+			{"jwt auth", testJWT},
 		}...)
 	}
 	if h.Brought != nil {
