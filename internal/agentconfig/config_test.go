@@ -357,6 +357,17 @@ func TestParseReportsEveryProblemInOneRun(t *testing.T) {
 			},
 		},
 		{
+			// The keys below a header that does not belong go with it,
+			// rather than land in the table before it.
+			name:   "a table where a value belongs",
+			config: "[agent]\nname = \"a\"\n[server.http_port]\nport = 1\n[tasks]\nmax_count = \"x\"\n[[card]]\nsigning_key = 1\n",
+			want: []located{
+				{3, 2, "server.http_port: expected an integer, got a table"},
+				{6, 13, "tasks.max_count: expected an integer, got a string"},
+				{7, 3, "card: expected a table, got an array of tables"},
+			},
+		},
+		{
 			// A syntax error ends what the parser can read; what came
 			// before it is still reported.
 			name:   "a wrong type before a syntax error",

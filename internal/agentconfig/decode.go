@@ -77,9 +77,10 @@ func decode(raw []byte, cfg *Config) decoded {
 	}
 }
 
-// typeMismatch matches the decoder's message for a value of the wrong type,
-// which names Go types; the TOML words replace it.
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML ([a-z ]+?) into `)
+// typeMismatch matches the decoder's messages for a value of the wrong
+// type, which name Go types; the TOML words replace them. A table header
+// where a value belongs gets the second form.
+var typeMismatch = regexp.MustCompile(`^cannot (?:decode TOML ([a-z ]+?) into |store an? ([a-z ]+?) in )`)
 
 func decoderMessage(de *toml.DecodeError) string { return strings.TrimPrefix(de.Error(), "toml: ") }
 
@@ -97,7 +98,11 @@ func decodeProblem(de *toml.DecodeError, inner string) Problem {
 			key = inner
 		}
 		if kind := configSchema().kindOf(key); kind != "" {
-			msg = fmt.Sprintf("expected %s, got %s %s", kind, article(m[1]), m[1])
+			got := m[1] + m[2]
+			if got == "array table" {
+				got = "array of tables"
+			}
+			msg = fmt.Sprintf("expected %s, got %s %s", kind, article(got), got)
 		}
 	}
 	if key != "" {
