@@ -4,13 +4,12 @@
 package agentconfig
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // Handler types the built-in agent host implements.
@@ -253,17 +252,42 @@ func Parse(raw []byte) (*Config, error) {
 		return nil, &Error{Problems: []Problem{{Message: fmt.Sprintf("config is %d bytes, more than the %d allowed", len(raw), MaxConfigBytes)}}}
 	}
 	var cfg Config
-	dec := toml.NewDecoder(bytes.NewReader(raw)).DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, decodeError(err)
+	d := decode(raw, &cfg)
+	if !d.complete {
+		return nil, &Error{Problems: d.problems}
 	}
 	cfg.raw = append([]byte(nil), raw...)
 	cfg.digest = sha256.Sum256(raw)
 	cfg.applyDefaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	// Validation runs even when decoding found problems, so that one run
+	// reports them all; what it finds wrong with a value left out for its
+	// type is that problem again.
+	var found []Problem
+	for _, p := range cfg.validate() {
+		if !shadowedBy(p.Key, d.blanked) {
+			found = append(found, p)
+		}
+	}
+	problems := d.problems
+	if len(found) > 0 {
+		problems = append(problems, cfg.locate(found).Problems...)
+	}
+	if len(problems) > 0 {
+		sortProblems(problems)
+		return nil, &Error{Problems: problems}
 	}
 	return &cfg, nil
+}
+
+// sortProblems puts problems in the order the config is read, those
+// without a position last, so that a long list reads top to bottom.
+func sortProblems(problems []Problem) {
+	slices.SortStableFunc(problems, func(a, b Problem) int {
+		if (a.Line == 0) != (b.Line == 0) {
+			return cmp.Compare(b.Line, a.Line) // the one with a line first
+		}
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 }
 
 func (c *Config) applyDefaults() {

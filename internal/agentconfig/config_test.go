@@ -302,3 +302,144 @@ func TestParseRefusesOversizedConfig(t *testing.T) {
 		t.Fatalf("Parse() error = %v, want a size error", err)
 	}
 }
+
+// TestParseReportsEveryProblemInOneRun checks that problems of different
+// kinds (unknown keys, values of the wrong type, failed validation) come
+// together, each where it is written, so that one run shows them all.
+func TestParseReportsEveryProblemInOneRun(t *testing.T) {
+	type located struct {
+		line, column int
+		text         string
+	}
+	tests := []struct {
+		name   string
+		config string
+		want   []located
+	}{
+		{
+			name:   "unknown keys, a wrong type and a bad value",
+			config: "[agent]\nname = \"a\"\ndescripton = \"d\"\n[server]\nhttp_port = \"x\"\nhots = \"h\"\n[handler]\ntype = \"magic\"\n",
+			want: []located{
+				{3, 1, `unknown key "agent.descripton": did you mean "description"? [agent] takes name,`},
+				{5, 13, "server.http_port: expected an integer, got a string"},
+				{6, 1, `unknown key "server.hots": did you mean "host"? [server] takes host,`},
+				{8, 1, `handler.type "magic" is not one of "echo", "llm"`},
+			},
+		},
+		{
+			name:   "wrong types in tables, an array and an inline table, and an unknown table",
+			config: "agent = { name = \"a\", version = 2 }\n[tasks]\nmax_count = \"x\"\n[[skills]]\nid = \"s\"\ntags = [\"a\", 2]\n[agnet]\n",
+			want: []located{
+				{1, 33, "agent.version: expected a string, got an integer"},
+				{3, 13, "tasks.max_count: expected an integer, got a string"},
+				{6, 14, "skills.tags: expected an array of strings, got an integer"},
+				{7, 2, `unknown key "agnet": did you mean "agent"? the top level takes agent (table),`},
+			},
+		},
+		{
+			// The value left out for its type is not reported again as
+			// missing: the llm table lacks no model, it has a wrong one.
+			name:   "a value of the wrong type is not also missing",
+			config: "[agent]\nname = 1\n[handler]\ntype = \"llm\"\n[handler.llm]\nmodel = 1\nbase_url = \"http://x\"\n[runtime]\nenv = { A = \"a\", B = 2 }\n",
+			want: []located{
+				{2, 8, "agent.name: expected a string, got an integer"},
+				{6, 9, "handler.llm.model: expected a string, got an integer"},
+				{9, 22, "runtime.env.B: expected a string, got an integer"},
+			},
+		},
+		{
+			name:   "several skills",
+			config: "[agent]\nname = \"a\"\n[[skills]]\nid = 1\n[[skills]]\nid = \"x\"\nlabel = \"l\"\n[[skills]]\nid = \"x\"\n",
+			want: []located{
+				{4, 6, "skills.id: expected a string, got an integer"},
+				{7, 1, `unknown key "skills.label": [[skills]] takes`},
+				{9, 1, `skill id "x" is used twice`},
+			},
+		},
+		{
+			// The keys below a header that does not belong go with it,
+			// rather than land in the table before it.
+			name:   "a table where a value belongs",
+			config: "[agent]\nname = \"a\"\n[server.http_port]\nport = 1\n[tasks]\nmax_count = \"x\"\n[[card]]\nsigning_key = 1\n",
+			want: []located{
+				{3, 2, "server.http_port: expected an integer, got a table"},
+				{6, 13, "tasks.max_count: expected an integer, got a string"},
+				{7, 3, "card: expected a table, got an array of tables"},
+			},
+		},
+		{
+			// A syntax error ends what the parser can read; what came
+			// before it is still reported.
+			name:   "a wrong type before a syntax error",
+			config: "[agent]\nname = 1\n[server\nhttp_port = \"x\"\n",
+			want: []located{
+				{2, 8, "agent.name: expected a string, got an integer"},
+				{3, 8, "expected ']' to close table name"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.config))
+			var cerr *Error
+			if !errors.As(err, &cerr) {
+				t.Fatalf("Parse() error = %v, want a *Error", err)
+			}
+			if len(cerr.Problems) != len(tt.want) {
+				t.Fatalf("got %d problems, want %d:\n%s", len(cerr.Problems), len(tt.want), strings.ReplaceAll(err.Error(), "; ", "\n"))
+			}
+			for i, want := range tt.want {
+				p := cerr.Problems[i]
+				if p.Line != want.line || p.Column != want.column || !strings.Contains(p.Message, want.text) {
+					t.Errorf("problem %d = %s, want line %d, column %d: %s", i+1, p, want.line, want.column, want.text)
+				}
+			}
+		})
+	}
+}
+
+func TestParseSuggestsKnownKeys(t *testing.T) {
+	tests := []struct {
+		name, config, want string
+	}{
+		{"transposed letters", "[agent]\nnmae = \"a\"\n", `unknown key "agent.nmae": did you mean "name"?`},
+		{"a hyphen for an underscore", "[agent]\nname = \"a\"\n[server]\nhttp-port = 80\n", `unknown key "server.http-port": did you mean "http_port"?`},
+		{"an underscore left out", "[agent]\nname = \"a\"\n[card]\nsigningkey = \"k\"\n", `unknown key "card.signingkey": did you mean "signing_key"?`},
+		{"an unknown table", "[agent]\nname = \"a\"\n[handler.lm]\nmodel = \"m\"\n", `unknown key "handler.lm": did you mean "llm"?`},
+		{"an unknown table at the top", "[agnet]\nname = \"a\"\n", `unknown key "agnet": did you mean "agent"?`},
+		{"in an array of tables", "[agent]\nname = \"a\"\n[[skills]]\nid = \"s\"\ntag = [\"t\"]\n", `unknown key "skills.tag": did you mean "tags"?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.config))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse() error = %v, want it to say %s", err, tt.want)
+			}
+		})
+	}
+	// Nothing close: the message lists what the table takes, and guesses not.
+	for _, config := range []string{
+		"[agent]\nname = \"a\"\ncolour = \"blue\"\n",
+		"[agent]\nname = \"a\"\n[logging]\nlevel = 1\n",
+		"[agent]\nname = \"a\"\n[runtime]\nhost = \"h\"\n",
+	} {
+		if _, err := Parse([]byte(config)); err == nil || strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("Parse(%q) error = %v, want no suggestion", config, err)
+		}
+	}
+}
+
+func TestParseBoundsTheValuesOfTheWrongType(t *testing.T) {
+	raw := "[agent]\nname = \"a\"\n[[skills]]\n" + strings.Repeat("id = 1\n[[skills]]\n", maxTypeProblems+5)
+	_, err := Parse([]byte(raw))
+	var cerr *Error
+	if !errors.As(err, &cerr) {
+		t.Fatalf("Parse() error = %v, want a *Error", err)
+	}
+	if n := len(cerr.Problems); n != maxTypeProblems+2 {
+		t.Fatalf("got %d problems, want %d", n, maxTypeProblems+2)
+	}
+	if last := cerr.Problems[len(cerr.Problems)-1].Message; !strings.Contains(last, "rest of the config not checked") {
+		t.Errorf("last problem %q does not say checking stopped", last)
+	}
+}

@@ -1,6 +1,7 @@
 package agentconfig
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -12,7 +13,7 @@ import (
 // never disagree with what Parse accepts.
 type schema struct {
 	tables map[string][]string // table ("" is the top level) → its keys
-	kinds  map[string]string   // dotted key → the TOML value it takes, with article
+	kinds  map[string]string   // dotted key → the TOML value it takes, with article; "table.*" for a map's values
 }
 
 var configSchema = sync.OnceValue(func() schema {
@@ -31,10 +32,23 @@ func (s schema) walk(table string, t reflect.Type) {
 		key := join(table, name)
 		s.tables[table] = append(s.tables[table], name)
 		s.kinds[key] = tomlKind(f.Type)
+		if f.Type.Kind() == reflect.Map {
+			s.kinds[key+".*"] = tomlKind(f.Type.Elem())
+		}
 		if inner := tableType(f.Type); inner != nil {
 			s.walk(key, inner)
 		}
 	}
+}
+
+// kindOf returns the TOML value key takes, with article, or "" for a key
+// the config does not take. A key below a table of free keys (such as
+// [runtime] env) takes what that table's values do.
+func (s schema) kindOf(key string) string {
+	if kind := s.kinds[key]; kind != "" {
+		return kind
+	}
+	return s.kinds[parent(key)+".*"]
 }
 
 // tableType returns the struct type a field holds as a table or an array
@@ -70,14 +84,35 @@ func tomlKind(t reflect.Type) string {
 	return "a " + t.Kind().String()
 }
 
-// validKeys describes the keys of the table that holds key, for a message
-// about an unknown key: "[agent] takes name, description, ...".
-func validKeys(key string) string {
-	s := configSchema()
+// unknownKey says that key is not one the config takes, which one was
+// likely meant when a key of the same table is close, and what the table
+// takes.
+func unknownKey(key string) string {
+	msg := fmt.Sprintf("unknown key %q: ", key)
+	table := holder(key)
+	if table == parent(key) {
+		name := strings.TrimPrefix(key[len(table):], ".")
+		if near := Suggest(name, configSchema().tables[table]); near != "" {
+			msg += fmt.Sprintf("did you mean %q? ", near)
+		}
+	}
+	return msg + validKeys(table)
+}
+
+// holder returns the table of the schema that holds key, or the nearest
+// one above it when key lies below a table the schema does not know.
+func holder(key string) string {
 	table := parent(key)
-	for table != "" && s.tables[table] == nil {
+	for table != "" && configSchema().tables[table] == nil {
 		table = parent(table)
 	}
+	return table
+}
+
+// validKeys describes the keys of table, for a message about an unknown
+// key: "[agent] takes name, description, ...".
+func validKeys(table string) string {
+	s := configSchema()
 	names := make([]string, len(s.tables[table]))
 	for i, name := range s.tables[table] {
 		names[i] = name

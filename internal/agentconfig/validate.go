@@ -4,19 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // validate checks what decoding cannot: required values, ranges, shapes.
+// Its problems are not located yet.
 // A value holding a ${...} reference is known only when the agent starts,
 // so its shape is left to the agent host; only the keys the runtime must
 // know before the start refuse references outright.
-func (c *Config) validate() error {
+func (c *Config) validate() []Problem {
 	var found []Problem
 	add := func(key, msg string) { found = append(found, Problem{Key: key, Message: msg}) }
 
@@ -95,10 +93,7 @@ func (c *Config) validate() error {
 		}
 		seen[s.ID] = true
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	return c.locate(found)
+	return found
 }
 
 // Check reports a provider that names only one of organization and url:
@@ -171,46 +166,6 @@ func (e *Error) Error() string {
 		parts[i] = p.String()
 	}
 	return "invalid agent config: " + strings.Join(parts, "; ")
-}
-
-// typeMismatch matches the decoder's message for a value of the wrong type,
-// which names Go types; the TOML words replace it.
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML ([a-z ]+?) into `)
-
-func article(word string) string {
-	if strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
-	}
-	return "a"
-}
-
-func decodeError(err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) {
-		out := &Error{}
-		for _, e := range strict.Errors {
-			row, col := e.Position()
-			out.Problems = append(out.Problems, Problem{
-				Key: strings.Join(e.Key(), "."), Line: row, Column: col,
-				Message: fmt.Sprintf("unknown key %q: %s", strings.Join(e.Key(), "."), validKeys(strings.Join(e.Key(), "."))),
-			})
-		}
-		return out
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, col := de.Position()
-		key := strings.Join(de.Key(), ".")
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := typeMismatch.FindStringSubmatch(msg); m != nil && configSchema().kinds[key] != "" {
-			msg = fmt.Sprintf("expected %s, got %s %s", configSchema().kinds[key], article(m[1]), m[1])
-		}
-		if key != "" {
-			msg = key + ": " + msg
-		}
-		return &Error{Problems: []Problem{{Key: key, Line: row, Column: col, Message: msg}}}
-	}
-	return &Error{Problems: []Problem{{Message: err.Error()}}}
 }
 
 // checkBindings says what is wrong with [server] bindings, or "": each

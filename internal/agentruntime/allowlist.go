@@ -67,20 +67,29 @@ func CheckEnv(allow *EnvAllowlist, writeOnly []string, raw []byte) ([]string, er
 		}
 	}
 	if len(denied) > 0 {
-		return nil, &Error{Kind: KindDisallowedEnv, Vars: denied, Msg: disallowedMessage(allow, raw, denied)}
+		return nil, &Error{Kind: KindDisallowedEnv, Vars: denied, Msg: disallowedMessage(allow, writeOnly, raw, denied)}
 	}
 	sort.Strings(inject)
 	return inject, nil
 }
 
 // disallowedMessage names each denied variable where the config first
-// references it, and says what to do about it.
-func disallowedMessage(allow *EnvAllowlist, raw []byte, denied []string) string {
+// references it, and which allowed one it likely meant when one is close
+// (MY_API_KEY for MY_APIKEY), and says what to do about it.
+func disallowedMessage(allow *EnvAllowlist, writeOnly []string, raw []byte, denied []string) string {
 	sites := agentconfig.FirstReferences(raw)
+	var known []string
+	if allow != nil {
+		known = append(known, allow.Variables...)
+	}
+	known = append(append(known, writeOnly...), launch.Variables...)
 	named := make([]string, len(denied))
 	inComment := false
 	for i, v := range denied {
 		named[i] = fmt.Sprintf("%s (%s)", v, sites[v])
+		if near := agentconfig.Suggest(v, known); near != "" {
+			named[i] = fmt.Sprintf("%s (%s; did you mean %s?)", v, sites[v], near)
+		}
 		inComment = inComment || sites[v].InComment
 	}
 	var b strings.Builder

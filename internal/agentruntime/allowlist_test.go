@@ -100,3 +100,45 @@ func TestErrorsMatchByKind(t *testing.T) {
 		t.Errorf("Unsupported() = %v", u)
 	}
 }
+
+func TestCheckEnvSuggestsAllowedVariables(t *testing.T) {
+	allow := &EnvAllowlist{Name: "llm", Variables: []string{"MY_APIKEY", "OPENAI_BASE_URL"}}
+	tests := []struct {
+		name      string
+		allow     *EnvAllowlist
+		writeOnly []string
+		config    string
+		want      []string // each in the message
+		wantNot   string
+	}{
+		{"an underscore more than the allowlist's", allow, nil, `k = "${MY_API_KEY}"`,
+			[]string{"MY_API_KEY (agent config line 1, column 6; did you mean MY_APIKEY?)"}, ""},
+		{"a slip in an env_wo name", nil, []string{"BEARER_TOKEN"}, `k = "${BEARER_TOKNE}"`,
+			[]string{"BEARER_TOKNE (agent config line 1, column 6; did you mean BEARER_TOKEN?)"}, ""},
+		{"each denied variable its own suggestion", allow, []string{"SIGNING_KEY"},
+			"a = \"${OPENAI_BASEURL}\"\nb = \"${SIGNINGKEY}\"\nc = \"${UNRELATED}\"",
+			[]string{"OPENAI_BASEURL (agent config line 1, column 6; did you mean OPENAI_BASE_URL?)",
+				"SIGNINGKEY (agent config line 2, column 6; did you mean SIGNING_KEY?)",
+				"UNRELATED (agent config line 3, column 6)"}, "UNRELATED (agent config line 3, column 6;"},
+		{"nothing close", allow, []string{"TOKEN"}, `k = "${SECRET}"`,
+			[]string{"SECRET (agent config line 1, column 6)"}, "did you mean"},
+		{"no allowlist and nothing written only", nil, nil, `k = "${MY_API_KEY}"`,
+			[]string{"MY_API_KEY (agent config line 1, column 6)"}, "did you mean"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := CheckEnv(tt.allow, tt.writeOnly, []byte(tt.config))
+			if !IsKind(err, KindDisallowedEnv) {
+				t.Fatalf("CheckEnv() error = %v, want a disallowed-env error", err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if tt.wantNot != "" && strings.Contains(err.Error(), tt.wantNot) {
+				t.Errorf("error %q says %q", err, tt.wantNot)
+			}
+		})
+	}
+}

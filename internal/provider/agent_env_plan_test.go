@@ -59,7 +59,7 @@ func TestAgentPlan_allowlistShrinks(t *testing.T) {
 				// naming the variable and where the config references it.
 				Config:           agent("$${A2A_SHRINK_A}") + onlyB,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: provisionsAgain},
-				ExpectError:      regexp.MustCompile(`disallowed\s+variables\s+A2A_SHRINK_A\s+\(agent\s+config\s+line\s+3,\s+column\s+\d+\):\s+env\s+allowlist\s+"shrinking"\s+does\s+not\s+allow`),
+				ExpectError:      regexp.MustCompile(`disallowed\s+variables\s+A2A_SHRINK_A\s+\(agent\s+config\s+line\s+3,\s+column\s+\d+(;\s+did\s+you\s+mean\s+A2A_SHRINK_B\?)?\):\s+env\s+allowlist\s+"shrinking"\s+does\s+not\s+allow`),
 			},
 			{
 				// Giving the variable back plans, and the same apply

@@ -153,6 +153,30 @@ func TestAgentPlan(t *testing.T) {
 	})
 }
 
+// TestAgentPlanReportsEveryConfigProblem checks that a config with several
+// problems fails one plan with a diagnostic for each, each where it is.
+func TestAgentPlanReportsEveryConfigProblem(t *testing.T) {
+	config := "[agent]\nname = \"Two Problems\"\nnmae = \"x\"\n[server]\nhttp_port = \"eighty\"\n"
+	unitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: memoryFactories(t),
+		Steps: []resource.TestStep{{
+			Config:   memCfg(config),
+			PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)` +
+				wrapped(`Error: Invalid agent config`) + `.*` +
+				wrapped(`agent config line 3, column 1: unknown key "agent.nmae": did you mean "name"?`) + `.*` +
+				wrapped(`Error: Invalid agent config`) + `.*` +
+				wrapped(`agent config line 5, column 13: server.http_port: expected an integer, got a string`)),
+		}},
+	})
+}
+
+// wrapped matches text as Terraform prints it in a diagnostic, which may
+// break a line at any space.
+func wrapped(text string) string {
+	return strings.ReplaceAll(regexp.QuoteMeta(text), " ", `\s+`)
+}
+
 const planAllowlist = `resource "a2a_env_allowlist" "list" {
   name      = "plan-list"
   variables = ["A2A_PLAN_ALLOWED"]
