@@ -160,6 +160,23 @@ type Skill struct {
 	Examples    []string `toml:"examples"`
 	InputModes  []string `toml:"input_modes"`
 	OutputModes []string `toml:"output_modes"`
+	// Extended lists the skill only in the extended card, which the host
+	// gives authenticated callers (GetExtendedAgentCard).
+	Extended bool `toml:"extended"`
+	// Scopes are the token scopes the skill is declared to need, with
+	// [auth.jwt].
+	Scopes []string `toml:"scopes"`
+}
+
+// HasExtendedSkills reports whether the extended card lists skills the
+// public one does not.
+func (c *Config) HasExtendedSkills() bool {
+	for _, s := range c.Skills {
+		if s.Extended {
+			return true
+		}
+	}
+	return false
 }
 
 // Auth protects the JSON-RPC endpoint; the card stays public.

@@ -92,6 +92,7 @@ func (j *JWT) RefreshDuration() time.Duration {
 }
 
 func (c *Config) validateJWT(add func(key, msg string)) {
+	c.validateSkillAuth(add)
 	j := c.Auth.JWT
 	if j == nil {
 		return
@@ -183,4 +184,28 @@ func ParseJWKS(data []byte) (*jose.JSONWebKeySet, error) {
 		}
 	}
 	return &set, nil
+}
+
+// validateSkillAuth checks the skills' extended and scopes, which mean
+// something only to a caller the host authenticates.
+func (c *Config) validateSkillAuth(add func(key, msg string)) {
+	extended := 0
+	for i, s := range c.Skills {
+		if s.Extended {
+			extended++
+			if c.Auth.BearerToken == "" && c.Auth.JWT == nil {
+				add(fmt.Sprintf("skills[%d].extended", i), fmt.Sprintf("skill %q is extended, which only authenticated callers see, "+
+					"and the agent authenticates none: set [auth] bearer_token or [auth.jwt], or remove extended", s.ID))
+			}
+		}
+		if len(s.Scopes) > 0 && c.Auth.JWT == nil {
+			add(fmt.Sprintf("skills[%d].scopes", i), fmt.Sprintf("skill %q names scopes, which only tokens of [auth.jwt] carry: set [auth.jwt], or remove scopes", s.ID))
+		}
+		if slices.Contains(s.Scopes, "") {
+			add(fmt.Sprintf("skills[%d].scopes", i), fmt.Sprintf("skill %q names an empty scope", s.ID))
+		}
+	}
+	if extended > 0 && extended == len(c.Skills) {
+		add("skills", "every skill is extended: the public card must list at least one skill; make one of them public (remove its extended)")
+	}
 }

@@ -74,3 +74,37 @@ func TestJWTValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestSkillAuthValidation(t *testing.T) {
+	jwt := "[auth.jwt]\nissuer = \"i\"\naudiences = [\"a\"]\njwks_url = \"https://idp.example.com/jwks\"\n"
+	tests := []struct {
+		name, config, key, want string
+	}{
+		{"extended with a token", "[auth]\nbearer_token = \"t\"\n[[skills]]\nid = \"a\"\n[[skills]]\nid = \"b\"\nextended = true\n", "", ""},
+		{"scopes with jwt", jwt + "[[skills]]\nid = \"a\"\nscopes = [\"s\"]\n", "", ""},
+		{"extended without auth", "[[skills]]\nid = \"a\"\n[[skills]]\nid = \"b\"\nextended = true\n", "skills[1].extended", "authenticates none"},
+		{"scopes without jwt", "[auth]\nbearer_token = \"t\"\n[[skills]]\nid = \"a\"\nscopes = [\"s\"]\n", "skills[0].scopes", "only tokens of [auth.jwt] carry"},
+		{"every skill extended", "[auth]\nbearer_token = \"t\"\n[[skills]]\nid = \"a\"\nextended = true\n", "skills", "every skill is extended"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte("[agent]\nname = \"S\"\n" + tt.config))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Parse: %v", err)
+				}
+				return
+			}
+			var cerr *Error
+			if !errors.As(err, &cerr) {
+				t.Fatalf("Parse = %v, want a problem on %s", err, tt.key)
+			}
+			for _, p := range cerr.Problems {
+				if p.Key == tt.key && strings.Contains(p.Message, tt.want) {
+					return
+				}
+			}
+			t.Errorf("problems %v, want one on %s saying %q", cerr.Problems, tt.key, tt.want)
+		})
+	}
+}

@@ -17,6 +17,14 @@ import (
 // and the derived card must declare exactly these.
 var capabilities = a2a.AgentCapabilities{Streaming: true}
 
+// capabilitiesOf are those of the host of cfg: the extended card only when
+// it lists skills the public one does not.
+func capabilitiesOf(cfg *agentconfig.Config) a2a.AgentCapabilities {
+	c := capabilities
+	c.ExtendedAgentCard = cfg.HasExtendedSkills()
+	return c
+}
+
 // newAgent returns the executor for the configured handler type.
 func newAgent(cfg *agentconfig.Config, redact *redactor) (a2asrv.AgentExecutor, error) {
 	switch cfg.Handler.Type {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 	"golang.org/x/net/netutil"
 
@@ -150,18 +151,36 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, auth authentic
 	}
 	cardURL := card.CardURL(endpoint)
 
-	handler := a2asrv.NewHandler(tracked{AgentExecutor: agent, store: tasks},
-		a2asrv.WithCapabilityChecks(&capabilities),
+	caps := capabilitiesOf(cfg)
+	handlerOpts := []a2asrv.RequestHandlerOption{
+		a2asrv.WithCapabilityChecks(&caps),
 		a2asrv.WithTaskStore(tasks),
 		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, idCheck{}, terminalSubscriptions{store: tasks}, elsewhereGuard{store: tasks}),
 		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
-	)
+	}
+	var extendedDoc []byte
+	if caps.ExtendedAgentCard {
+		// Every call passes the gate first, so only an authenticated caller
+		// reaches GetExtendedAgentCard. The SDK answers it over gRPC and
+		// 0.3; over JSON-RPC and HTTP+JSON 1.0 the host answers with the
+		// card encoded as the public one is, since the SDK writes security
+		// requirements in a form the 1.0 schema does not take.
+		extended, err := extendedCard(cfg, endpoint)
+		if err != nil {
+			return nil, err
+		}
+		if extendedDoc, err = card.MarshalCard(extended, card.Strict10); err != nil {
+			return nil, fmt.Errorf("encode the extended agent card: %w", err)
+		}
+		handlerOpts = append(handlerOpts, a2asrv.WithExtendedAgentCard(extended))
+	}
+	handler := a2asrv.NewHandler(tracked{AgentExecutor: agent, store: tasks}, handlerOpts...)
 	followAcrossHosts(handler, tasks)
 	bodyTimeout := opts.BodyReadTimeout
 	if bodyTimeout <= 0 {
 		bodyTimeout = DefaultBodyReadTimeout
 	}
-	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), cfg.Server.ServedBindings(), handler, newCallGate(auth, bodyTimeout))
+	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), cfg.Server.ServedBindings(), handler, newCallGate(auth, bodyTimeout), extendedDoc)
 
 	// gRPC calls arrive as HTTP/2 without TLS (h2c) on the same port as
 	// the other bindings.
@@ -209,6 +228,20 @@ func publishedCard(cfg *agentconfig.Config, endpoint string) ([]byte, error) {
 	return raw, nil
 }
 
+// extendedCard is the card with every skill, signed as the public one is.
+func extendedCard(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
+	c, err := card.DeriveExtended(cfg, endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("derive the extended agent card: %w", err)
+	}
+	if cfg.Card.SigningKey != "" {
+		if err := card.Sign(c, []byte(cfg.Card.SigningKey), "", card.Strict10); err != nil {
+			return nil, fmt.Errorf("sign the extended agent card with [card] signing_key: %w", err)
+		}
+	}
+	return c, nil
+}
+
 // routes maps requests to handlers: the card at the well-known path and at
 // the path clients before 0.3 use (each also under the endpoint's path,
 // where SDK resolvers look for it when the endpoint has one), gRPC calls
@@ -225,7 +258,7 @@ type routes struct {
 	rpc, rest, grpc http.Handler
 }
 
-func newRoutes(endpointPath string, cardHandler http.Handler, bindings []string, handler a2asrv.RequestHandler, gate *callGate) *routes {
+func newRoutes(endpointPath string, cardHandler http.Handler, bindings []string, handler a2asrv.RequestHandler, gate *callGate, extended []byte) *routes {
 	if endpointPath == "" {
 		endpointPath = "/"
 	}
@@ -243,9 +276,9 @@ func newRoutes(endpointPath string, cardHandler http.Handler, bindings []string,
 	for _, b := range bindings {
 		switch b {
 		case agentconfig.BindingJSONRPC:
-			rt.rpc = newRPCEndpoint(handler, gate)
+			rt.rpc = newRPCEndpoint(handler, gate, extended)
 		case agentconfig.BindingHTTPJSON:
-			rt.rest = newRESTEndpoint(handler, gate)
+			rt.rest = newRESTEndpoint(handler, gate, extended)
 		case agentconfig.BindingGRPC:
 			rt.grpc = newLazyHandler(func() http.Handler { return newGRPCEndpoint(handler, gate) })
 		}

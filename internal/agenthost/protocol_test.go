@@ -80,8 +80,8 @@ func TestServedCardIsTheDerivedCard(t *testing.T) {
 		t.Fatal(err)
 	}
 	caps := c.Capabilities
-	if caps.Streaming != capabilities.Streaming || caps.PushNotifications != capabilities.PushNotifications || caps.ExtendedAgentCard != capabilities.ExtendedAgentCard {
-		t.Errorf("card capabilities = %+v, but the host implements %+v", caps, capabilities)
+	if host := capabilitiesOf(cfg); caps.Streaming != host.Streaming || caps.PushNotifications != host.PushNotifications || caps.ExtendedAgentCard != host.ExtendedAgentCard {
+		t.Errorf("card capabilities = %+v, but the host implements %+v", caps, host)
 	}
 	if len(c.SupportedInterfaces) == 0 || c.SupportedInterfaces[0].URL != h.Endpoint() {
 		t.Errorf("card interfaces = %+v, want JSON-RPC at %s", c.SupportedInterfaces, h.Endpoint())

@@ -22,13 +22,16 @@ import (
 type restEndpoint struct {
 	v10, v03 http.Handler
 	gate     *callGate
+	// extended is the encoded extended card; nil when there is none.
+	extended []byte
 }
 
-func newRESTEndpoint(handler a2asrv.RequestHandler, gate *callGate) *restEndpoint {
+func newRESTEndpoint(handler a2asrv.RequestHandler, gate *callGate, extended []byte) *restEndpoint {
 	return &restEndpoint{
-		v10:  a2asrv.NewRESTHandler(handler),
-		v03:  a2av0.NewRESTHandler(handler),
-		gate: gate,
+		v10:      a2asrv.NewRESTHandler(handler),
+		v03:      a2av0.NewRESTHandler(handler),
+		gate:     gate,
+		extended: extended,
 	}
 }
 
@@ -55,6 +58,11 @@ func (e *restEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if strings.TrimPrefix(r.URL.Path, a2av0.RESTPathPrefix) == "/tasks" && r.URL.Query().Get("pageSize") == "0" {
 		writeRESTRefusal(w, zeroPageSizeRefusal())
+		return
+	}
+	if served == version10 && e.extended != nil && r.Method == http.MethodGet && r.URL.Path == "/extendedAgentCard" {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(e.extended)
 		return
 	}
 	r = r.WithContext(call.context(r))

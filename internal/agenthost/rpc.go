@@ -53,15 +53,18 @@ const sharedScope = "anonymous"
 type rpcEndpoint struct {
 	byVersion map[string]http.Handler
 	gate      *callGate
+	// extended is the encoded extended card; nil when there is none.
+	extended []byte
 }
 
-func newRPCEndpoint(handler a2asrv.RequestHandler, gate *callGate) *rpcEndpoint {
+func newRPCEndpoint(handler a2asrv.RequestHandler, gate *callGate, extended []byte) *rpcEndpoint {
 	return &rpcEndpoint{
 		byVersion: map[string]http.Handler{
 			version10: a2asrv.NewJSONRPCHandler(handler),
 			version03: a2av0.NewJSONRPCHandler(handler),
 		},
-		gate: gate,
+		gate:     gate,
+		extended: extended,
 	}
 }
 
@@ -106,6 +109,11 @@ func (e *rpcEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		runBuffered(r.WithContext(ctx), handler, body) // run, never answered (JSON-RPC 2.0, 4.1)
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if version == version10 && e.extended != nil && head.method() == "GetExtendedAgentCard" {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": json.RawMessage(e.extended)})
 		return
 	}
 	r = r.WithContext(ctx)

@@ -82,6 +82,16 @@ const CompatProtocolVersion a2a.ProtocolVersion = "0.3"
 // tags to its id; a config without skills advertises one skill named after
 // the agent. The card is not signed; see Sign.
 func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
+	return derive(cfg, endpoint, false)
+}
+
+// DeriveExtended derives the extended card the host gives authenticated
+// callers: the public card with the extended skills too.
+func DeriveExtended(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
+	return derive(cfg, endpoint, true)
+}
+
+func derive(cfg *agentconfig.Config, endpoint string, extended bool) (*a2a.AgentCard, error) {
 	if cfg.Runtime.Brought() {
 		return nil, errors.New("the agent runs from [runtime] command or image and serves its own card, which only the running agent knows: read it by its url instead")
 	}
@@ -96,7 +106,8 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 		SupportedInterfaces: Interfaces(cfg.Server.ServedBindings(), endpoint),
 		DocumentationURL:    cfg.Agent.DocumentationURL,
 		Capabilities: a2a.AgentCapabilities{
-			Streaming: true,
+			Streaming:         true,
+			ExtendedAgentCard: cfg.HasExtendedSkills(),
 			Extensions: []a2a.AgentExtension{{
 				URI:         ProvenanceExtensionURI,
 				Description: "Names the agent config this card was derived from.",
@@ -105,7 +116,7 @@ func Derive(cfg *agentconfig.Config, endpoint string) (*a2a.AgentCard, error) {
 		},
 		DefaultInputModes:  []string{DefaultMode},
 		DefaultOutputModes: []string{DefaultMode},
-		Skills:             deriveSkills(cfg, description),
+		Skills:             deriveSkills(cfg, description, extended),
 	}
 	if err := cfg.Agent.Provider.Check(); err != nil {
 		return nil, fmt.Errorf("agent config: %w", err)
@@ -167,7 +178,7 @@ func GRPCTarget(endpoint string) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentSkill {
+func deriveSkills(cfg *agentconfig.Config, agentDescription string, extended bool) []a2a.AgentSkill {
 	if len(cfg.Skills) == 0 {
 		return []a2a.AgentSkill{{
 			ID:          cfg.ID(),
@@ -176,13 +187,16 @@ func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentS
 			Tags:        []string{cfg.Handler.Type},
 		}}
 	}
-	skills := make([]a2a.AgentSkill, len(cfg.Skills))
-	for i, s := range cfg.Skills {
+	skills := make([]a2a.AgentSkill, 0, len(cfg.Skills))
+	for _, s := range cfg.Skills {
+		if s.Extended && !extended {
+			continue
+		}
 		tags := s.Tags
 		if len(tags) == 0 {
 			tags = []string{s.ID}
 		}
-		skills[i] = a2a.AgentSkill{
+		skill := a2a.AgentSkill{
 			ID:          s.ID,
 			Name:        firstSet(s.Name, s.ID),
 			Description: firstSet(s.Description, agentDescription),
@@ -191,6 +205,10 @@ func deriveSkills(cfg *agentconfig.Config, agentDescription string) []a2a.AgentS
 			InputModes:  s.InputModes,
 			OutputModes: s.OutputModes,
 		}
+		if len(s.Scopes) > 0 {
+			skill.SecurityRequirements = a2a.SecurityRequirementsOptions{{JWTSchemeName: a2a.SecuritySchemeScopes(s.Scopes)}}
+		}
+		skills = append(skills, skill)
 	}
 	return skills
 }
