@@ -23,8 +23,10 @@ type Prepared struct {
 	// InjectedEnv are the variables the agent receives from the provider's
 	// environment; none while the allowlist is pending.
 	InjectedEnv []string
-	// WriteOnly names the agent's write-only values.
-	WriteOnly []string
+	// WriteOnly names the agent's write-only values, and WriteOnlyVersion
+	// is the version the spec gives them.
+	WriteOnly        []string
+	WriteOnlyVersion string
 	// FixedPort is the port the config fixes (server.http_port); zero
 	// leaves it to the adapter. Every adapter gives an agent, in this
 	// order: FixedPort; else the port the agent has; else PreferredPort,
@@ -75,7 +77,7 @@ func Prepare(spec Spec) (Prepared, error) {
 	if err := checkComplete(cfg, spec.WriteOnly, mayInject); err != nil {
 		return Prepared{}, err
 	}
-	p := Prepared{Config: cfg, ID: id, Digest: cfg.SHA256(), InjectedEnv: inject, WriteOnly: writeOnly,
+	p := Prepared{Config: cfg, ID: id, Digest: cfg.SHA256(), InjectedEnv: inject, WriteOnly: writeOnly, WriteOnlyVersion: spec.WriteOnlyVersion,
 		FixedPort: cfg.Server.HTTPPort, PreferredPort: spec.PreferredPort}
 	if spec.Allowlist != nil {
 		p.Allowlist = spec.Allowlist.Name

@@ -40,6 +40,10 @@ type Spec struct {
 	// which they take precedence over. The runtime keeps them, apart from
 	// the config, where the agent can read them again when it restarts.
 	WriteOnly WriteOnlyValues
+	// WriteOnlyVersion is the version the configuration gives those
+	// values (env_wo_version), empty for none. The runtime records it, so
+	// that an agent imported reads it back and plans no change.
+	WriteOnlyVersion string
 	// CreateOnly makes Provision fail with KindConflict if the id exists,
 	// checked atomically with the creation, so that two creators of one id
 	// never both believe they own it.
@@ -101,9 +105,12 @@ type Agent struct {
 	// WriteOnly names the write-only values the runtime keeps for the
 	// agent, never the values.
 	WriteOnly []string
-	Instance  string // pid or container id; empty when not running
-	Running   bool
-	Health    Health
+	// WriteOnlyVersion is the version of the write-only values recorded
+	// at provisioning (Spec.WriteOnlyVersion).
+	WriteOnlyVersion string
+	Instance         string // pid or container id; empty when not running
+	Running          bool
+	Health           Health
 	// Config is the raw config last provisioned, so that an imported agent
 	// reads back exactly what was declared.
 	Config []byte

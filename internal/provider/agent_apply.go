@@ -56,7 +56,8 @@ func (r *agentResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// may be creating this agent right now, and only one may own it. An
 	// agent replacing one of its id deleted just before gets its port back
 	// when the port is free.
-	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, CreateOnly: true, Replicas: replicasOf(&plan),
+	_, err = r.deps.runtime.Provision(ctx, agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, WriteOnlyVersion: woVersion(plan.EnvWOVersion),
+		CreateOnly: true, Replicas: replicasOf(&plan),
 		Workload: workload, PreferredPort: r.deps.releasedPort(id)})
 	switch {
 	case agentruntime.IsKind(err, agentruntime.KindConflict):
@@ -213,7 +214,8 @@ func (r *agentResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		if diags.HasError() {
 			return
 		}
-		spec := agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, Replicas: replicasOf(&plan), Workload: workload}
+		spec := agentruntime.Spec{Config: raw, Allowlist: allow, WriteOnly: values, WriteOnlyVersion: woVersion(plan.EnvWOVersion),
+			Replicas: replicasOf(&plan), Workload: workload}
 		provision := r.deps.runtime.Provision
 		if change.roll {
 			// Until the roll is done the agent is recorded as it was: the

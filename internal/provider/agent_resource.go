@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"reflect"
+	"strconv"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -267,6 +268,11 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 		}
 	}
 	m.Settings = stringMap(a.Settings)
+	if v, err := strconv.ParseInt(a.WriteOnlyVersion, 10, 64); err == nil && m.EnvWOVersion.IsNull() {
+		// Imported: the version the agent was provisioned with, so that a
+		// configuration setting it plans no change.
+		m.EnvWOVersion = types.Int64Value(v)
+	}
 	if m.Kubernetes.IsNull() {
 		// Imported: the workload the objects record. Otherwise the
 		// configured one stays; its effect on the pods is read back in

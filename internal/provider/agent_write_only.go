@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -39,6 +40,14 @@ func writeOnlyAttributes() map[string]schema.Attribute {
 				"whenever they change, such as after rotating a secret.",
 		},
 	}
+}
+
+// woVersion is env_wo_version as the runtime records it: empty for none.
+func woVersion(v types.Int64) string {
+	if v.IsNull() || v.IsUnknown() {
+		return ""
+	}
+	return strconv.FormatInt(v.ValueInt64(), 10)
 }
 
 // writeOnlyValues reads env_wo from the configuration, where alone

@@ -152,7 +152,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	if err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) {
 		return agentruntime.Agent{}, err
 	}
-	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist}
+	b := blueprint{cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, woVersion: p.WriteOnlyVersion, allowlist: p.Allowlist}
 	var made *creation
 	if spec.CreateOnly {
 		made = &creation{ConfigSHA256: p.Digest, EnvAllowlist: p.Allowlist}
@@ -333,7 +333,8 @@ func (r *Runtime) recreateOptions(c *containertypes.InspectResponse) (client.Con
 			"container %s lacks a usable agent config, port label or image label (was it changed outside Terraform?); apply again to recreate it", shortID(c.ID))
 	}
 	b := blueprint{cfg: cfg, injected: splitList(c.Config.Labels[labelInjectedEnv]),
-		allowlist: c.Config.Labels[labelEnvAllowlist], writeOnly: splitList(c.Config.Labels[labelWriteOnly]), image: image, port: port}
+		allowlist: c.Config.Labels[labelEnvAllowlist], writeOnly: splitList(c.Config.Labels[labelWriteOnly]),
+		woVersion: c.Config.Labels[labelWriteOnlyVersion], image: image, port: port}
 	return r.createOptions(b)
 }
 
@@ -597,15 +598,16 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 	labels := c.Config.Labels
 	port, _ := strconv.Atoi(labels[labelPort])
 	a := agentruntime.Agent{
-		ID:           labels[labelAgentID],
-		Name:         labels[labelAgentName],
-		Endpoint:     r.opts.endpoint(port),
-		Port:         port,
-		ConfigSHA256: labels[labelConfigSHA],
-		InjectedEnv:  splitList(labels[labelInjectedEnv]),
-		EnvAllowlist: labels[labelEnvAllowlist],
-		Settings:     settingsOf(labels),
-		WriteOnly:    splitList(labels[labelWriteOnly]),
+		ID:               labels[labelAgentID],
+		Name:             labels[labelAgentName],
+		Endpoint:         r.opts.endpoint(port),
+		Port:             port,
+		ConfigSHA256:     labels[labelConfigSHA],
+		InjectedEnv:      splitList(labels[labelInjectedEnv]),
+		EnvAllowlist:     labels[labelEnvAllowlist],
+		Settings:         settingsOf(labels),
+		WriteOnly:        splitList(labels[labelWriteOnly]),
+		WriteOnlyVersion: labels[labelWriteOnlyVersion],
 	}
 	if advertised, ok := envValue(c.Config.Env, agentconfig.AdvertisedURLVar); ok {
 		a.Endpoint = advertised

@@ -41,6 +41,10 @@ import (
 // container recreated from its own record mounts and passes the file.
 const labelWriteOnly = "a2a.write-only-env"
 
+// labelWriteOnlyVersion records env_wo_version, so that an imported agent
+// reads it back.
+const labelWriteOnlyVersion = "a2a.write-only-version"
+
 // withWriteOnlyMount mounts the volume of the container's write-only values,
 // which the host is told to read (createOptions). Create makes the volume
 // after the spec digest is taken, so that the digest is what it was with

@@ -79,6 +79,7 @@ type blueprint struct {
 	injected  []string // names the config may receive
 	allowlist string   // name of the allowlist provisioned with; empty for none
 	writeOnly []string // names of the write-only values, kept in the container's volume
+	woVersion string   // the version of those values
 	image     string
 	port      int
 }
@@ -152,6 +153,11 @@ func (r *Runtime) createOptions(b blueprint) (client.ContainerCreateOptions, err
 		// containers they had.
 		cfg.Labels[labelWriteOnly] = strings.Join(b.writeOnly, ",")
 		withWriteOnlyMount(host)
+	}
+	if b.woVersion != "" {
+		// Only when set, like the names: a container made before keeps its
+		// spec digest.
+		cfg.Labels[labelWriteOnlyVersion] = b.woVersion
 	}
 	cfg.Labels[labelSpecSHA] = specDigest(cfg, host)
 	cfg.Labels[labelSettings] = settingsLabel(r.settings(b.cfg, b.image))

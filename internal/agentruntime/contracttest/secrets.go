@@ -26,7 +26,7 @@ func writeOnlyConfig(h Harness, name string) []byte {
 func testWriteOnly(t *testing.T, h Harness) {
 	rt := h.New(t)
 	first := "wo-first-" + t.Name()[len(t.Name())-7:]
-	spec := agentruntime.Spec{Config: writeOnlyConfig(h, "Contract Secrets"), WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": first}}
+	spec := agentruntime.Spec{Config: writeOnlyConfig(h, "Contract Secrets"), WriteOnly: agentruntime.WriteOnlyValues{"WO_SKILL": first}, WriteOnlyVersion: "1"}
 	a := provisionSpec(t, rt, spec)
 	startHealthy(t, rt, a.ID)
 	h.wantCardWith(t, a, first)
@@ -45,7 +45,7 @@ func testWriteOnly(t *testing.T, h Harness) {
 	h.wantCardWith(t, a, first)
 
 	second := strings.Replace(first, "first", "second", 1)
-	spec.WriteOnly = agentruntime.WriteOnlyValues{"WO_SKILL": second}
+	spec.WriteOnly, spec.WriteOnlyVersion = agentruntime.WriteOnlyValues{"WO_SKILL": second}, "2"
 	if _, err := fresh.Provision(ctx(t), spec); err != nil {
 		t.Fatalf("Provision with new values: %v", err)
 	}
@@ -66,6 +66,9 @@ func testWriteOnly(t *testing.T, h Harness) {
 	logs, err := fresh.Logs(ctx(t), a.ID, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got.WriteOnlyVersion != "2" {
+		t.Errorf("Get reads write-only version %q, want the 2 last provisioned: an imported agent must read back its env_wo_version", got.WriteOnlyVersion)
 	}
 	if !slices.Equal(got.WriteOnly, []string{"WO_SKILL"}) {
 		t.Errorf("Get names write-only values %v, want [WO_SKILL]: an adopted agent's plan needs to know which it holds", got.WriteOnly)

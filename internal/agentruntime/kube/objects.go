@@ -78,6 +78,7 @@ const (
 	annotationInjectedEnv = "a2a/injected-env"
 	annotationAllowlist   = "a2a/env-allowlist"
 	annotationWriteOnly   = "a2a/write-only-env"
+	annotationWOVersion   = "a2a/write-only-version"
 	// annotationReplicas is how many pods the agent runs when started.
 	annotationReplicas = "a2a/replicas"
 	// annotationStarted marks an agent that has run, so that it reads
@@ -151,6 +152,7 @@ type blueprint struct {
 	injected  []string // names the config may receive
 	allowlist string   // name of the allowlist provisioned with; empty for none
 	writeOnly []string // names of the write-only values
+	woVersion string   // the version of those values
 	port      int      // the Service's port
 	replicas  int32    // pods when started
 	// own is the workload the agent was given, which its Deployment
@@ -269,6 +271,7 @@ func (r *Runtime) deployment(b blueprint, replicas int32, started bool, rollout 
 		annotationInjectedEnv: strings.Join(b.injected, ","),
 		annotationAllowlist:   b.allowlist,
 		annotationWriteOnly:   strings.Join(b.writeOnly, ","),
+		annotationWOVersion:   b.woVersion,
 		annotationReplicas:    strconv.Itoa(int(b.replicas)),
 	}
 	if started {

@@ -57,7 +57,7 @@ func (r *Runtime) Restart(ctx context.Context, id string) error {
 	}
 	ann := d.Annotations
 	b := blueprint{name: name, cfg: cfg, injected: splitList(ann[annotationInjectedEnv]), allowlist: ann[annotationAllowlist],
-		writeOnly: splitList(ann[annotationWriteOnly])}
+		writeOnly: splitList(ann[annotationWriteOnly]), woVersion: ann[annotationWOVersion]}
 	r.shape(&b, workloadOf(d), int(replicasOf(d)))
 	if made, ok := creationOf(d); ok {
 		// Not yet claimed by its creator, which a restart is not.

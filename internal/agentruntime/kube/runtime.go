@@ -300,7 +300,7 @@ func (r *Runtime) lockAndLocate(ctx context.Context, op, id string) (unlock func
 // newBlueprint is the blueprint of the agent of p, named name, but for its
 // port.
 func (r *Runtime) newBlueprint(p agentruntime.Prepared, spec agentruntime.Spec, name string) blueprint {
-	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, allowlist: p.Allowlist}
+	b := blueprint{name: name, cfg: p.Config, injected: p.InjectedEnv, writeOnly: p.WriteOnly, woVersion: p.WriteOnlyVersion, allowlist: p.Allowlist}
 	r.shape(&b, spec.Workload, spec.Replicas)
 	return b
 }
@@ -835,18 +835,19 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 	ann := d.Annotations
 	port, _ := strconv.Atoi(ann[annotationPort])
 	a := agentruntime.Agent{
-		ID:           d.Labels[labelAgentID],
-		Name:         ann[annotationName],
-		Endpoint:     ann[annotationEndpoint],
-		Port:         port,
-		ConfigSHA256: ann[annotationConfigSHA],
-		InjectedEnv:  splitList(ann[annotationInjectedEnv]),
-		WriteOnly:    splitList(ann[annotationWriteOnly]),
-		EnvAllowlist: ann[annotationAllowlist],
-		Replicas:     int(r.replicasRead(d)),
-		Unclaimed:    ann[annotationCreation] != "",
-		Settings:     r.settingsOf(d, side),
-		Workload:     workloadOf(d),
+		ID:               d.Labels[labelAgentID],
+		Name:             ann[annotationName],
+		Endpoint:         ann[annotationEndpoint],
+		Port:             port,
+		ConfigSHA256:     ann[annotationConfigSHA],
+		InjectedEnv:      splitList(ann[annotationInjectedEnv]),
+		WriteOnly:        splitList(ann[annotationWriteOnly]),
+		WriteOnlyVersion: ann[annotationWOVersion],
+		EnvAllowlist:     ann[annotationAllowlist],
+		Replicas:         int(r.replicasRead(d)),
+		Unclaimed:        ann[annotationCreation] != "",
+		Settings:         r.settingsOf(d, side),
+		Workload:         workloadOf(d),
 	}
 	paths := cardPathsOf(ann)
 	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])

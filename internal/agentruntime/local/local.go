@@ -201,6 +201,7 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	rec.ConfigSHA256 = p.Digest
 	rec.InjectedEnv = p.InjectedEnv
 	rec.EnvAllowlist = p.Allowlist
+	rec.WriteOnlyVersion = p.WriteOnlyVersion
 	// The values before the record that will use them: a record is never
 	// left describing an agent whose values are missing.
 	if err := r.writeOnly.Put(id, spec.WriteOnly); err != nil {
@@ -551,6 +552,7 @@ func (r *Runtime) view(ctx context.Context, rec *record, raw []byte) agentruntim
 		ID: rec.ID, Name: rec.Name, Endpoint: rec.Endpoint, CardURL: rec.CardURL, Port: rec.Port,
 		ConfigSHA256: rec.ConfigSHA256, InjectedEnv: rec.InjectedEnv, Health: h,
 		EnvAllowlist: rec.EnvAllowlist, Card: check.Card, CardError: check.Err, Unclaimed: rec.Creation != nil,
+		WriteOnlyVersion: rec.WriteOnlyVersion,
 	}
 	// The config as provisioned, so that an imported agent reads back what
 	// was declared.

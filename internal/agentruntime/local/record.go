@@ -47,6 +47,8 @@ type record struct {
 	InjectedEnv   []string `json:"injected_env"`
 	// EnvAllowlist names the allowlist the agent was provisioned with.
 	EnvAllowlist string `json:"env_allowlist,omitempty"`
+	// WriteOnlyVersion is the version of its write-only values.
+	WriteOnlyVersion string `json:"write_only_version,omitempty"`
 	// Where its config and log are follows from its id alone (configFile,
 	// logFile): records written before kept the paths as config_path and
 	// log_path, which are read past, never followed.

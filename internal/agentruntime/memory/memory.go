@@ -111,7 +111,7 @@ func (r *Runtime) Provision(_ context.Context, spec agentruntime.Spec) (agentrun
 	a.InjectedEnv = p.InjectedEnv
 	a.Config = slices.Clone(spec.Config)
 	a.EnvAllowlist = p.Allowlist
-	a.WriteOnly = p.WriteOnly
+	a.WriteOnly, a.WriteOnlyVersion = p.WriteOnly, p.WriteOnlyVersion
 	rec.log("provisioned config sha256 %s", a.ConfigSHA256)
 	return r.view(rec), nil
 }
