@@ -318,7 +318,7 @@ func TestParseReportsEveryProblemInOneRun(t *testing.T) {
 	}{
 		{
 			name:   "unknown keys, a wrong type and a bad value",
-			config: "[agent]\nname = \"a\"\ndescripton = \"d\"\n[server]\nhttp_port = \"x\"\nhots = \"h\"\n[handler]\ntype = \"magic\"\n",
+			config: "[agent]\nname = \"a\"\ndescripton = \"d\"\n[server]\nhttp_port = \"x\"\nhots = \"h\"\n[handler]\ntype = \"magic\"\n", //nolint:misspell // a typo on purpose: suggestions for typos are under test
 			want: []located{
 				{3, 1, `unknown key "agent.descripton": did you mean "description"? [agent] takes name,`},
 				{5, 13, "server.http_port: expected an integer, got a string"},
@@ -402,7 +402,7 @@ func TestParseSuggestsKnownKeys(t *testing.T) {
 	tests := []struct {
 		name, config, want string
 	}{
-		{"transposed letters", "[agent]\nnmae = \"a\"\n", `unknown key "agent.nmae": did you mean "name"?`},
+		{"transposed letters", "[agent]\nnmae = \"a\"\n", `unknown key "agent.nmae": did you mean "name"?`}, //nolint:misspell // a typo on purpose: suggestions for typos are under test
 		{"a hyphen for an underscore", "[agent]\nname = \"a\"\n[server]\nhttp-port = 80\n", `unknown key "server.http-port": did you mean "http_port"?`},
 		{"an underscore left out", "[agent]\nname = \"a\"\n[card]\nsigningkey = \"k\"\n", `unknown key "card.signingkey": did you mean "signing_key"?`},
 		{"an unknown table", "[agent]\nname = \"a\"\n[handler.lm]\nmodel = \"m\"\n", `unknown key "handler.lm": did you mean "llm"?`},

@@ -12,8 +12,8 @@ func TestSuggest(t *testing.T) {
 		{"MY_APIKEY", []string{"MY_API_KEY"}, "MY_API_KEY"},
 		{"http-port", []string{"host", "http_port"}, "http_port"},
 		{"Name", []string{"name"}, "name"},
-		{"nmae", []string{"id", "name"}, "name"},
-		{"descripton", []string{"name", "description"}, "description"},
+		{"nmae", []string{"id", "name"}, "name"},                       //nolint:misspell // a typo on purpose: suggestions for typos are under test
+		{"descripton", []string{"name", "description"}, "description"}, //nolint:misspell // a typo on purpose: suggestions for typos are under test
 		{"API_KYE", []string{"API_KEY"}, "API_KEY"},
 		{"advertized_ulr", []string{"advertised_url"}, "advertised_url"},
 		{"agnet", []string{"agent", "auth"}, "agent"},

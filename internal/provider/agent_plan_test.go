@@ -156,7 +156,7 @@ func TestAgentPlan(t *testing.T) {
 // TestAgentPlanReportsEveryConfigProblem checks that a config with several
 // problems fails one plan with a diagnostic for each, each where it is.
 func TestAgentPlanReportsEveryConfigProblem(t *testing.T) {
-	config := "[agent]\nname = \"Two Problems\"\nnmae = \"x\"\n[server]\nhttp_port = \"eighty\"\n"
+	config := "[agent]\nname = \"Two Problems\"\nnmae = \"x\"\n[server]\nhttp_port = \"eighty\"\n" //nolint:misspell // a typo on purpose: suggestions for typos are under test
 	unitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: memoryFactories(t),
 		Steps: []resource.TestStep{{

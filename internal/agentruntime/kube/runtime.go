@@ -632,12 +632,17 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 // reports it.
 func (r *Runtime) changedEnv(ctx context.Context, op, id, name string, injected []string) ([]string, error) {
 	s, err := r.cs.CoreV1().Secrets(r.opts.Namespace).Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
+	if apierrors.IsNotFound(err) {
+		s, err = nil, nil
+	}
+	if err != nil {
 		return nil, r.clusterError(op, id, err)
-	case r.checkOwned(op, id, "secret", s) != nil:
+	}
+	if s != nil && r.checkOwned(op, id, "secret", s) != nil {
+		// Another's, which says nothing of this agent's values.
+		s = nil
+	}
+	if s == nil {
 		return nil, nil
 	}
 	return agentruntime.ChangedEnv(injected, func(name string) (string, bool) {
