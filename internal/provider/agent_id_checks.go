@@ -11,18 +11,26 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
-// checkIDFree refuses, at plan, a new agent whose id the runtime already
-// records for an agent of another name: two names that spell one id (such
-// as "Café Agent" and "Cafe Agent"), or an [agent] id another config set.
-// Create would refuse it too, but only once apply is under way, perhaps
-// after destroying an agent this one replaces.
+// checkIDFree says, at plan, when an agent is to be created with an id the
+// runtime already records for an agent of another name: two names that
+// spell one id (such as "Café Agent" and "Cafe Agent"), or an [agent] id
+// another config set. Create refuses it atomically, before making
+// anything, so the question is only whether the plan fails first.
+//
+// For a new agent it warns. Terraform plans a configuration in normal mode
+// before destroying it, and the provider is not told that plan is for a
+// destroy: a new agent whose id this configuration's own agent holds (one
+// of two that spell one id, the other created by an earlier apply) would
+// otherwise fail the plan and so block the destroy of every agent. An
+// agent replaced onto a taken id (replacing is true) is refused: apply
+// would delete the agent it replaces, then fail to create this one.
 //
 // A recorded agent of the same name is left to Create. Terraform plans a
 // tainted agent's replacement as a create of the very same id, with no
 // prior state to tell it from a second resource declaring the agent, and
 // destroys the tainted one first; an agent declared twice is refused by
 // Create, which checks atomically as it creates (two concurrent applies).
-func checkIDFree(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config) diag.Diagnostics {
+func checkIDFree(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.Config, replacing bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	id := cfg.ID()
 	a, err := rt.Get(ctx, id)
@@ -38,11 +46,22 @@ func checkIDFree(ctx context.Context, rt agentruntime.Runtime, cfg *agentconfig.
 	case a.Name == cfg.Agent.Name:
 		return diags
 	}
-	diags.AddAttributeError(path.Root("config"), "Agent id "+id+" is taken",
+	fix := fmt.Sprintf("Set another id in the config's [agent] table (id = \"...\", lower-case letters, digits and single "+
+		"hyphens), or, if the recorded agent is the one this resource means, adopt it with "+
+		"`terraform import a2a_agent.<resource name> %s` instead of creating it.", id)
+	if replacing {
+		diags.AddAttributeError(path.Root("config"), "Agent id "+id+" is taken",
+			fmt.Sprintf("This resource's agent, now %q, gets the new id %q, which the runtime already records for agent %q. "+
+				"Two agents cannot share an id, and apply would delete this resource's agent before failing to create its "+
+				"replacement. %s To destroy the configuration as it is instead, run terraform destroy -refresh=false.",
+				cfg.Agent.Name, id, a.Name, fix))
+		return diags
+	}
+	diags.AddAttributeWarning(path.Root("config"), "Agent id "+id+" is taken",
 		fmt.Sprintf("This new agent, %q, gets the id %q, which the runtime already records for agent %q. Two agents cannot "+
-			"share an id. Set another id in the config's [agent] table (id = \"...\", lower-case letters, digits and single "+
-			"hyphens), or, if the recorded agent is the one this resource means, adopt it with "+
-			"`terraform import a2a_agent.<resource name> %s` instead of creating it.", cfg.Agent.Name, id, a.Name, id))
+			"share an id: apply will refuse to create this one, and leave the recorded agent as it is. %s (The plan is not "+
+			"refused: terraform destroy plans the configuration this same way first, and the recorded agent may be one of "+
+			"this configuration's, which destroy must remove.)", cfg.Agent.Name, id, a.Name, fix))
 	return diags
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
@@ -12,9 +13,11 @@ import (
 )
 
 // TestPlanRefusesTakenID plans agents against a runtime that records
-// "Café Agent" as cafe-agent: a new agent of another name that gets that
-// id is refused, naming the id and both ways out; one of the same name is
-// left to Create, as a tainted agent's replacement plans just so.
+// "Café Agent" as cafe-agent. An agent replaced onto that id under another
+// name is refused, naming the id and both ways out: apply would delete it
+// first. A new one only warns, the same way, since Terraform plans so
+// before a destroy too; one of the same name is left to Create, as a
+// tainted agent's replacement plans just so.
 func TestPlanRefusesTakenID(t *testing.T) {
 	rt := memory.New()
 	if _, err := rt.Provision(t.Context(), agentruntime.Spec{Config: []byte(echoConfig("Café Agent", "recorded"))}); err != nil {
@@ -25,9 +28,10 @@ func TestPlanRefusesTakenID(t *testing.T) {
 		config  string
 		priorID string // empty: a new agent
 		refused bool
+		warned  bool
 	}{
-		{name: "another name, same slug", config: echoConfig("Cafe Agent", "new"), refused: true},
-		{name: "another name, same explicit id", config: "[agent]\nname = \"Other\"\nid = \"cafe-agent\"\n", refused: true},
+		{name: "another name, same slug", config: echoConfig("Cafe Agent", "new"), warned: true},
+		{name: "another name, same explicit id", config: "[agent]\nname = \"Other\"\nid = \"cafe-agent\"\n", warned: true},
 		{name: "an agent replaced onto a taken id", config: echoConfig("Cafe Agent", "renamed"), priorID: "old-agent", refused: true},
 		{name: "the same name", config: echoConfig("Café Agent", "tainted, replaced")},
 		{name: "a free id", config: echoConfig("Cafe Agent", "new") + "id = \"cafe-agent-2\"\n"},
@@ -49,13 +53,22 @@ func TestPlanRefusesTakenID(t *testing.T) {
 			if diags.HasError() != tt.refused {
 				t.Fatalf("refused = %v, want %v: %v", diags.HasError(), tt.refused, diags)
 			}
-			if !tt.refused {
+			var taken diag.Diagnostics
+			for _, d := range diags {
+				if strings.HasPrefix(d.Summary(), "Agent id cafe-agent is taken") {
+					taken = append(taken, d)
+				}
+			}
+			if len(taken) > 0 != (tt.refused || tt.warned) {
+				t.Fatalf("says the id is taken: %v, want %v: %v", len(taken) > 0, tt.refused || tt.warned, diags)
+			}
+			if len(taken) == 0 {
 				return
 			}
-			detail := diags.Errors()[0].Summary() + " " + diags.Errors()[0].Detail()
+			detail := taken[0].Summary() + " " + taken[0].Detail()
 			for _, want := range []string{`"cafe-agent"`, `"Café Agent"`, "[agent]", "terraform import a2a_agent.<resource name> cafe-agent"} {
 				if !strings.Contains(detail, want) {
-					t.Errorf("error %q does not say %s", detail, want)
+					t.Errorf("%q does not say %s", detail, want)
 				}
 			}
 		})

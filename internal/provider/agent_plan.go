@@ -322,7 +322,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		diags.Append(taskStoreWarning(cfg, replicasOf(plan))...)
 	}
 	if cfg != nil && rt != nil && (prior == nil || prior.ID.ValueString() != cfg.ID()) {
-		diags.Append(checkIDFree(ctx, rt, cfg)...)
+		diags.Append(checkIDFree(ctx, rt, cfg, prior != nil)...)
 		if diags.HasError() {
 			return false, diags
 		}
