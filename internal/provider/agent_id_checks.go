@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -81,5 +82,59 @@ func lostLettersWarning(cfg *agentconfig.Config) diag.Diagnostics {
 		fmt.Sprintf("The agent id is spelled from agent.name %q with the letters a-z and digits only, so it is %q, "+
 			"without %q. To choose the id yourself, set it in the config's [agent] table: id = \"...\" (lower-case letters, "+
 			"digits and single hyphens, starting with a letter).", cfg.Agent.Name, cfg.ID(), lost))
+	return diags
+}
+
+// plannedIDs is, by agent id, the agent.name of the new agent planned with
+// that id. Terraform plans the resources of a configuration concurrently,
+// and may plan one resource more than once in a process, so the same name
+// claiming its id again is no conflict.
+type plannedIDs struct {
+	mu    sync.Mutex
+	names map[string]string
+}
+
+// claim records that a new agent named name is planned with id. It returns
+// the name of another agent planned with that id before, which keeps it,
+// or "" when id is free for name.
+func (p *plannedIDs) claim(id, name string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if other, ok := p.names[id]; ok && other != name {
+		return other
+	}
+	if p.names == nil {
+		p.names = map[string]string{}
+	}
+	p.names[id] = name
+	return ""
+}
+
+// checkIDUnique refuses, at plan, a new agent (or one replaced onto a new
+// id) whose id another new agent of the same configuration has under
+// another name, such as "Twin" and "twin": both see the id free in the
+// runtime, so only apply would tell, creating one and refusing the other.
+// The configuration alone makes this conflict, so it is refused before
+// anything is created.
+//
+// Two resources declaring the very same name cannot be told apart from
+// one resource planned twice, so they are left to Create, which lets one
+// of them create the agent and refuses the other.
+func checkIDUnique(ids *plannedIDs, prior, plan *agentModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if ids == nil || plan.ID.IsUnknown() || plan.ID.IsNull() || (prior != nil && prior.ID.Equal(plan.ID)) {
+		return diags
+	}
+	id, name := plan.ID.ValueString(), plan.Name.ValueString()
+	other := ids.claim(id, name)
+	if other == "" {
+		return diags
+	}
+	diags.AddAttributeError(path.Root("config"), fmt.Sprintf("Agents %q and %q both get id %s", other, name, id),
+		fmt.Sprintf("This agent, %q, and another a2a_agent of this configuration, %q, are both to be created with the id %q: "+
+			"an agent's id is spelled from its agent.name with the letters a-z and digits only, and two agents cannot share "+
+			"one. Nothing has been created. Rename one of the two, or give one an id of its own in its config's [agent] "+
+			"table (id = \"...\", lower-case letters, digits and single hyphens). Until then, terraform destroy "+
+			"-refresh=false destroys the configuration's other agents.", name, other, id))
 	return diags
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -72,6 +73,87 @@ func TestPlanRefusesTakenID(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckIDUnique plans agents, in order, through one process's registry
+// of planned ids: a new agent whose id another new agent of another name
+// was planned with is refused, naming both names and the id; the same
+// name again (one resource planned twice, or declared twice, which only
+// Create can tell) and agents keeping their id are not.
+func TestCheckIDUnique(t *testing.T) {
+	type planned struct {
+		id, name string
+		priorID  string // empty: a new agent
+		refused  bool
+	}
+	tests := []struct {
+		name  string
+		plans []planned
+	}{
+		{name: "two names, one id", plans: []planned{{id: "twin", name: "Twin"}, {id: "twin", name: "twin", refused: true}}},
+		{name: "the same name twice", plans: []planned{{id: "twin", name: "Twin"}, {id: "twin", name: "Twin"}}},
+		{name: "the first keeps the id", plans: []planned{
+			{id: "twin", name: "Twin"}, {id: "twin", name: "twin", refused: true}, {id: "twin", name: "Twin"}, {id: "twin", name: "TWIN", refused: true},
+		}},
+		{name: "two ids", plans: []planned{{id: "twin", name: "Twin"}, {id: "twin-2", name: "twin"}}},
+		{name: "an existing agent keeping its id", plans: []planned{{id: "twin", name: "Twin"}, {id: "twin", name: "twin", priorID: "twin"}}},
+		{name: "an agent replaced onto a planned id", plans: []planned{{id: "twin", name: "Twin"}, {id: "twin", name: "twin", priorID: "old", refused: true}}},
+		{name: "an unknown id", plans: []planned{{id: "twin", name: "Twin"}, {}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ids plannedIDs
+			for i, p := range tt.plans {
+				plan := &agentModel{ID: types.StringUnknown(), Name: types.StringUnknown()}
+				if p.id != "" {
+					plan.ID, plan.Name = types.StringValue(p.id), types.StringValue(p.name)
+				}
+				var prior *agentModel
+				if p.priorID != "" {
+					prior = &agentModel{ID: types.StringValue(p.priorID)}
+				}
+				diags := checkIDUnique(&ids, prior, plan)
+				if diags.HasError() != p.refused {
+					t.Fatalf("plan %d (%s): refused = %v, want %v: %v", i, p.name, diags.HasError(), p.refused, diags)
+				}
+				if !p.refused {
+					continue
+				}
+				text := diags.Errors()[0].Summary() + " " + diags.Errors()[0].Detail()
+				for _, want := range []string{`"Twin"`, `"` + p.name + `"`, "id " + p.id, "[agent]"} {
+					if !strings.Contains(text, want) {
+						t.Errorf("%q does not say %s", text, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPlannedIDsConcurrent claims one id under two names from many
+// goroutines at once, as Terraform plans resources: exactly one name wins,
+// and every claim of the other is refused.
+func TestPlannedIDsConcurrent(t *testing.T) {
+	var ids plannedIDs
+	var wg sync.WaitGroup
+	refusals := make([]int, 2)
+	names := []string{"Twin", "twin"}
+	var mu sync.Mutex
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if ids.claim("twin", names[i%2]) != "" {
+				mu.Lock()
+				refusals[i%2]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if !(refusals[0] == 0 && refusals[1] == 10) && !(refusals[0] == 10 && refusals[1] == 0) {
+		t.Fatalf("refusals by name %v: %v, want all of one name's and none of the other's", names, refusals)
 	}
 }
 

@@ -87,6 +87,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	replace, diags := planAgent(ctx, rt, prior, &plan, env, writeOnly{values: values, known: known})
 	resp.Diagnostics.Append(diags...)
+	if r.deps != nil && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(checkIDUnique(&r.deps.plannedIDs, prior, &plan)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
