@@ -64,8 +64,8 @@ func TestAgentCreate_rivalCreatesFirst(t *testing.T) {
 // plan cannot tell (nothing holds the id yet), so exactly one may create
 // it, the other must fail saying it exists, and the agent must be tracked
 // once, by its creator, so that destroy removes it and nothing else. The
-// names are the same: a recorded agent of another name would be refused
-// already at plan, and the refresh below plans the loser again.
+// names are the same: two names that spell one id are refused already at
+// plan (TestAccAgent_twinNames).
 func TestAccAgent_sameIDTwice(t *testing.T) {
 	acc := newAccTest(t)
 	const id = "dup-agent"

@@ -12,8 +12,8 @@ import (
 
 // TestAccAgent_idFromAccentedName runs an agent whose name has accents,
 // then declares a second agent whose name spells the same id. The id is
-// the name with its accents folded; the second agent is refused at plan,
-// naming the id and the [agent] id way out, and the first one runs on
+// the name with its accents folded; the second agent is refused at apply,
+// naming the id and the import way out, and the first one runs on
 // untouched. With an id of its own, the second agent runs beside it.
 func TestAccAgent_idFromAccentedName(t *testing.T) {
 	acc := newAccTest(t)
@@ -47,17 +47,15 @@ func TestAccAgent_idFromAccentedName(t *testing.T) {
 				),
 			},
 			{
-				// Refused at plan: nothing is applied.
-				Config:   second(echoConfig("Cafe Agent", "second")),
-				PlanOnly: true,
-				ExpectError: regexp.MustCompile(`(?s)Agent id cafe-agent is taken.*"Cafe Agent".*"cafe-agent".*"Café Agent".*` +
-					`\[agent\].*terraform\s+import\s+a2a_agent.<resource\s+name>\s+cafe-agent`),
+				// Refused by Create, before it makes anything; the plan only
+				// warns, since Terraform plans just so before a destroy.
+				Config:      second(echoConfig("Cafe Agent", "second")),
+				ExpectError: regexp.MustCompile(`(?s)Agent already exists.*"cafe-agent".*terraform\s+import\s+a2a_agent.<resource\s+name>\s+cafe-agent`),
 			},
 			{
 				// The same with an [agent] id that another agent has.
 				Config:      second("[agent]\nname = \"Other Agent\"\nid = \"cafe-agent\"\n"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Agent id cafe-agent is taken`),
+				ExpectError: regexp.MustCompile(`Agent already exists`),
 			},
 			{
 				// The first agent still runs, as the same process.

@@ -91,6 +91,9 @@ func (r *agentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	resp.Diagnostics.Append(diags...)
 	replace, diags := planAgent(ctx, rt, prior, &plan, env, writeOnly{values: values, known: known, seen: seen})
 	resp.Diagnostics.Append(diags...)
+	if r.deps != nil && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(checkIDUnique(&r.deps.plannedIDs, prior, &plan)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -329,7 +332,7 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		diags.Append(taskStoreWarning(cfg, replicasOf(plan))...)
 	}
 	if cfg != nil && rt != nil && (prior == nil || prior.ID.ValueString() != cfg.ID()) {
-		diags.Append(checkIDFree(ctx, rt, cfg)...)
+		diags.Append(checkIDFree(ctx, rt, cfg, prior != nil)...)
 		if diags.HasError() {
 			return false, diags
 		}

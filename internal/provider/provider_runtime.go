@@ -39,6 +39,10 @@ type runtimeDeps struct {
 	// replaces an agent (-replace, a move to another runtime) by deleting
 	// it and then creating it, in one run and so one provider process.
 	releasedPorts sync.Map
+	// plannedIDs holds the ids of the agents this process plans to create:
+	// Terraform plans every resource of a configuration in one process,
+	// so two that spell one id meet here, before either is created.
+	plannedIDs plannedIDs
 }
 
 // stateDirMark marks, in allowlist references, the state dir allowlists
