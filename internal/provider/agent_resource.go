@@ -100,11 +100,11 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"of the provider's environment (`env_allowlist`), write-only values (`env_wo`, never in state) and literals " +
 			"(warned at plan, stored in state). Every `${VAR}` the config references must have a value at plan: from " +
 			"`env_wo`, from an allowlisted variable set in the provider's environment, or from a `${VAR:-default}`.\n\n" +
-			"Changing the value of an allowlisted variable does not restart the agent: it keeps the value it started with. " +
-			"To roll out a new value, such as a rotated secret, restart the agent in place with the `a2a_agent_restart` action " +
-			"(Terraform 1.14; rolling on the kubernetes adapter), or replace it with `terraform apply -replace=a2a_agent.<name>`. On the " +
-			"container adapter those values sit in the container's environment, readable with `docker inspect` on the " +
-			"engine host. For `env_wo` values, bump `env_wo_version` instead.",
+			"A changed value of an allowlisted variable, such as a rotated secret, is drift: the refresh compares the values the " +
+			"running agent started with to those of terraform's environment, and the plan restarts the agent with the new ones " +
+			"(rolling on the kubernetes adapter), naming the variables. The `a2a_agent_restart` action (Terraform 1.14) does the " +
+			"same without a plan. On the container adapter those values sit in the container's environment, readable with " +
+			"`docker inspect` on the engine host. For `env_wo` values, which Terraform never sees, bump `env_wo_version` instead.",
 		Attributes: map[string]schema.Attribute{
 			"config": schema.StringAttribute{
 				Required: true,
