@@ -152,7 +152,7 @@ func TestPlannedIDsConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if !(refusals[0] == 0 && refusals[1] == 10) && !(refusals[0] == 10 && refusals[1] == 0) {
+	if oneNameRefused := (refusals[0] == 0 && refusals[1] == 10) || (refusals[0] == 10 && refusals[1] == 0); !oneNameRefused {
 		t.Fatalf("refusals by name %v: %v, want all of one name's and none of the other's", names, refusals)
 	}
 }
