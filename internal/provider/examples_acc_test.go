@@ -61,7 +61,7 @@ type exampleCase struct {
 // dev_overrides and no terraform init, with what its header says it needs
 // supplied by the test. The plan after the apply must be empty, each
 // import.sh must adopt what it names with an empty plan after it, so must
-// its import-by-identity.tf (with the newer Terraform CLI, which knows
+// its import-by-identity.tf.example (with the newer Terraform CLI, which knows
 // identity), and destroy must leave nothing in the state dir.
 func TestAccExamples(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
@@ -73,7 +73,8 @@ func TestAccExamples(t *testing.T) {
 		"bring-your-own":              {needs: sdkTool},
 		"resources/a2a_agent":         {needs: modelServer, check: assistantAnswers},
 		"resources/a2a_env_allowlist": {},
-		"data-sources/a2a_agent_card": {needs: plannerAgent},
+		"data-sources/a2a_agent_card": {check: externalAgentRead},
+		"list-resources/a2a_agent":    {needs: newerCLI, check: agentsListed},
 		"functions/agent_id":          {check: agentIDsSpelled},
 		"actions/a2a_message":         {needs: greeterToken, check: messageAnswered},
 		"actions/a2a_agent_restart":   {needs: greeterToken, check: greeterRestarted},
@@ -117,11 +118,11 @@ func applyExample(t *testing.T, dir string, ex exampleCase) {
 	if err := os.CopyFS(r.dir, os.DirFS(filepath.Join(examplesRoot, dir))); err != nil {
 		t.Fatal(err)
 	}
-	// Applied apart, once the example runs.
-	identityImport := filepath.Join(r.dir, identityImportFile)
-	identityImportConfig, err := os.ReadFile(identityImport)
-	if err == nil {
-		removeFile(t, identityImport)
+	// Terraform leaves the file alone: it is applied apart, once the
+	// example runs.
+	identityImportConfig, err := os.ReadFile(filepath.Join(r.dir, identityImportFile))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
 	}
 	if ex.needs != nil {
 		r.env = append(r.env, ex.needs(t, r.dir)...)
@@ -148,8 +149,13 @@ func applyExample(t *testing.T, dir string, ex exampleCase) {
 }
 
 // identityImportFile is where an example shows an import block by
-// identity, as tfplugindocs reads it.
-const identityImportFile = "import-by-identity.tf"
+// identity: a name Terraform does not load, so that the example's folder
+// applies on its own, and the resource templates show it in the docs.
+// identityImportApplied is the name it is applied under.
+const (
+	identityImportFile    = "import-by-identity.tf.example"
+	identityImportApplied = "import-by-identity.tf"
+)
 
 // importByIdentity makes Terraform forget what the import block config
 // adopts, then applies it with the newer Terraform CLI, which must import
@@ -167,12 +173,12 @@ func (r *exampleRun) importByIdentity(config string) {
 	}
 	r.useTerraform(cli)
 	r.terraform("state", "rm", to[1])
-	r.write(identityImportFile, config)
+	r.write(identityImportApplied, config)
 	if out := r.terraform("apply", "-auto-approve", "-input=false"); !printed("1 imported, 0 added, 0 changed, 0 destroyed").MatchString(out) {
 		r.t.Errorf("the apply of %s did more than import %s:\n%s", identityImportFile, to[1], out)
 	}
 	r.emptyPlan("after the import block of " + identityImportFile)
-	removeFile(r.t, filepath.Join(r.dir, identityImportFile))
+	removeFile(r.t, filepath.Join(r.dir, identityImportApplied))
 }
 
 // emptyPlan fails the test unless the plan proposes no change.
@@ -254,6 +260,10 @@ func messageAnswered(r *exampleRun) {
 	if !printed("The agent answered with task .*, completed: ping").MatchString(out) {
 		r.t.Errorf("terraform apply -invoke does not show the agent's reply:\n%s", out)
 	}
+	tools := filepath.Dir(a2acli.Binary(r.t))
+	if out := r.shell(r.output("send_message_a2a"), "PATH="+tools+":"+os.Getenv("PATH")); !strings.Contains(out, "Hi there") || !strings.Contains(out, "completed") {
+		r.t.Errorf("the greeter answered the example's a2a send with %s, want a completed task echoing Hi there", out)
+	}
 }
 
 // sdkTool gives the bring-your-own example the A2A SDK's a2a tool, and
@@ -304,10 +314,49 @@ func assistantAnswers(r *exampleRun) {
 	}
 }
 
-// plannerAgent gives the a2a_agent_card example its planner: an agent
-// whose card is signed, served only with the Authorization header the
-// example reads from PLANNER_AUTHORIZATION, and the signing key's public
-// half next to the example.
+// externalAgentRead applies the a2a_agent_card example's configuration
+// for an agent that runs elsewhere, kept beside it in a file Terraform does
+// not load, with what its header says it needs: the planner's card must be
+// read, its signature verified.
+func externalAgentRead(r *exampleRun) {
+	r.t.Helper()
+	const snippet = "external-agent.tf.example"
+	config, err := os.ReadFile(filepath.Join(r.dir, snippet))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.env = append(r.env, plannerAgent(r.t, r.dir)...)
+	r.write("external-agent.tf", string(config))
+	r.terraform("apply", "-auto-approve", "-input=false")
+	if got := r.terraform("output", "-json", "planner_skills"); !strings.Contains(got, `"plan`) {
+		r.t.Errorf("the planner's skills read %q from its signed card", got)
+	}
+	removeFile(r.t, filepath.Join(r.dir, "external-agent.tf"))
+}
+
+// newerCLI runs an example on the newer Terraform CLI, which knows
+// terraform query.
+func newerCLI(t *testing.T, _ string) []string {
+	return []string{"PATH=" + filepath.Dir(newerTerraform(t)) + string(os.PathListSeparator) + os.Getenv("PATH")}
+}
+
+// agentsListed runs the list example's query, as its header says, once
+// an agent is in its runtime: the query lists it.
+func agentsListed(r *exampleRun) {
+	r.t.Helper()
+	r.write("agent.tf", "resource \"a2a_agent\" \"listed\" {\n  config = \"[agent]\\nname = \\\"Listed Example\\\"\\n\"\n}\n")
+	r.terraform("apply", "-auto-approve", "-input=false")
+	if out := r.terraform("query"); !strings.Contains(out, "listed-example") {
+		r.t.Errorf("terraform query of the example does not list the agent listed-example:\n%s", out)
+	}
+	removeFile(r.t, filepath.Join(r.dir, "agent.tf"))
+	r.terraform("apply", "-auto-approve", "-input=false")
+}
+
+// plannerAgent gives the a2a_agent_card example's external agent its
+// planner: an agent whose card is signed, served only with the
+// Authorization header the example reads from PLANNER_AUTHORIZATION, and
+// the signing key's public half next to the example.
 func plannerAgent(t *testing.T, dir string) []string {
 	key := newSigningKey(t)
 	signed := signedCard10(t, key, "planner-1")

@@ -1,36 +1,6 @@
-# Needs, for the planner: an A2A agent at var.planner_url that signs its
-# card, the public half of its signing key in planner-signing-key.pub.pem
-# next to this file, and PLANNER_AUTHORIZATION in the environment of
-# terraform apply. The preview reads agent.toml, next to this file;
-# versions.tf names the provider.
-
-variable "planner_url" {
-  description = "Base URL of the planner agent."
-  type        = string
-  default     = "https://planner.example.com"
-}
-
-# Read the card of a running agent: its base URL is enough.
-data "a2a_agent_card" "planner" {
-  url = var.planner_url
-
-  # The header's value is read from the provider's environment when the card
-  # is fetched, so the token never reaches Terraform state.
-  request_headers_from_env = {
-    Authorization = "PLANNER_AUTHORIZATION" # e.g. export PLANNER_AUTHORIZATION="Bearer <token>"
-  }
-
-  retry {
-    attempts     = 5
-    min_delay_ms = 500
-    max_delay_ms = 5000
-  }
-
-  # Refuse a card its publisher did not sign.
-  verify_signature {
-    public_keys_pem = [file("${path.module}/planner-signing-key.pub.pem")]
-  }
-}
+# Applies on its own: it runs the agent whose card it reads. The preview
+# reads agent.toml, next to this file; versions.tf names the provider.
+# external-agent.tf.example reads the card of an agent that runs elsewhere.
 
 # An agent this configuration runs.
 resource "a2a_agent" "greeter" {
@@ -48,9 +18,15 @@ resource "a2a_agent" "greeter" {
   EOT
 }
 
-# Read the card of an agent this configuration runs.
+# Read the card of an agent this configuration runs: its card URL is enough.
 data "a2a_agent_card" "greeter" {
   url = a2a_agent.greeter.card_url
+
+  retry {
+    attempts     = 5
+    min_delay_ms = 500
+    max_delay_ms = 5000
+  }
 }
 
 # Derive, offline, the card an agent config would publish.
@@ -59,10 +35,10 @@ data "a2a_agent_card" "preview" {
   endpoint = "http://127.0.0.1:8080"
 }
 
-output "planner_skills" {
-  value = [for s in data.a2a_agent_card.planner.skills : s.id]
-}
-
 output "greeter_endpoint" {
   value = data.a2a_agent_card.greeter.interfaces[0].url
+}
+
+output "preview_skills" {
+  value = [for s in data.a2a_agent_card.preview.skills : s.id]
 }

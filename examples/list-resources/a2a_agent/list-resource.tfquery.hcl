@@ -1,4 +1,6 @@
-# In a .tfquery.hcl file beside a configuration whose provider block selects
+# Queries on its own (versions.tf names the provider; the provider block is
+# the default one, whose state dir is the default). In a .tfquery.hcl file
+# beside a configuration whose provider block selects
 # the runtime: `terraform query` lists the agents, and
 # `terraform query -generate-config-out=agents.tf` writes a resource and an
 # import block for each, which `terraform apply` then imports.
