@@ -54,9 +54,9 @@ func (r *agentListResource) ListResourceConfigSchema(_ context.Context, _ list.L
 		MarkdownDescription: "Lists the agents the provider block's runtime holds (those of its state directory, those labelled " +
 			"on its engine, or those of its namespace and scope on the cluster), each by its identity, the agent id, and by its " +
 			"name. With `include_resource`, or with `terraform query -generate-config-out=FILE`, each comes with what `a2a_agent` " +
-			"reads back on import, its config included, so the generated configuration imports every agent with nothing to change. " +
+			"reads back on import, its config included, so the generated configuration imports every agent with nothing to change.\n\n" +
 			"Write-only values never come back: the generated `env_wo` is null, the agent keeps the values the runtime holds, and the " +
-			"plan warns which to set in `env_wo` before a change that provisions the agent again. " +
+			"plan warns which to set in `env_wo` before a change that provisions the agent again.\n\n" +
 			"An agent the runtime holds but cannot adopt (one whose record or config file in the state directory is damaged, or " +
 			"whose config the runtime does not record) is not listed: a warning names it and says why. Filters combine: an agent is listed when it passes every one set.",
 		Attributes: map[string]schema.Attribute{

@@ -112,7 +112,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"`agent.name` is required. The agent id is `agent.id` when set, else spelled from the name (see `id`), so " +
 					"changing the id replaces the agent; other changes " +
 					"restart it in place, or, on `kubernetes`, roll a running agent over to new pods without downtime (see " +
-					"[updates and rollback](../guides/kubernetes.md#updates-and-rollback)). `${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
+					"[updates and rollback](../guides/kubernetes.md#updates-and-rollback)).\n\n  " +
+					"`${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
 					"variables `env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
 					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`) as `${VAR}` references: the plan warns " +
 					"about a literal one, which would be stored in state and shown in plans.",
@@ -121,13 +122,16 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional: true,
 				MarkdownDescription: "The `a2a_env_allowlist` whose variables the config may reference: its `reference` " +
 					"(`a2a_env_allowlist.<name>.reference`), or its name. Without it the config may reference only `env_wo` " +
-					"values. Naming another allowlist restarts the agent. The reference carries the variables the allowlist " +
+					"values. Naming another allowlist restarts the agent.\n\n  " +
+					"The reference carries the variables the allowlist " +
 					"will have, so that adding a variable to an allowlist and referencing it in the same change takes one " +
 					"apply; with a bare name the plan checks the allowlist as the provider has stored it, so the same change " +
-					"takes two (apply the allowlist first). Taking away a variable an unchanged config still references " +
+					"takes two (apply the allowlist first).\n\n  " +
+					"Taking away a variable an unchanged config still references " +
 					"makes the agent's next plan warn and provision it again; that apply, which runs after the allowlist's own " +
 					"update when `env_allowlist` refers to the `a2a_env_allowlist` resource, checks the allowlist again and fails " +
-					"naming the variable if it is still not allowed, or succeeds if the same apply gave it back. The allowlist " +
+					"naming the variable if it is still not allowed, or succeeds if the same apply gave it back.\n\n  " +
+					"The allowlist " +
 					"must be kept in the state dir of this agent's provider: declare it with the same provider block, or one of " +
 					"the same `state_dir`; a reference to an allowlist kept elsewhere is refused at plan. Import sets the " +
 					"allowlist's reference here.",
@@ -152,7 +156,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Wait, within the create or update timeout, until the agent's card answers after a start. " +
 					"A new agent that does not start (it exits, or its card does not answer in time) fails the apply with its log tail " +
 					"(and, on `kubernetes`, the last events of its pods) and is removed again, leaving nothing running or recorded; an existing agent whose restart fails is kept, stopped, " +
-					"and the next apply tries again. On `kubernetes` a running agent that changes is rolled over to new pods, which " +
+					"and the next apply tries again.\n\n  " +
+					"On `kubernetes` a running agent that changes is rolled over to new pods, which " +
 					"is always waited for: when the new pods do not become healthy the apply fails, the previous pods serve on with the " +
 					"previous config, which the state keeps, and the next apply tries again. Default: `true`.",
 			},
@@ -181,18 +186,25 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Port clients reach the agent on: `server.http_port` when set, else one the runtime allocates " +
 					"when the agent is created and keeps across updates, restarts, crashes and recreated containers. An agent Terraform " +
 					"replaces (`terraform apply -replace`, tainted, moved to another runtime) gets its old port again when the port is " +
-					"free at that moment. The port changes when the agent gets another id (a new `agent.name`), when a replacement " +
+					"free at that moment.\n\n  " +
+					"The port changes when the agent gets another id (a new `agent.name`), when a replacement " +
 					"finds its old port taken (or is created before the old agent is destroyed), when the agent is destroyed and created " +
 					"again by a later run, and in the few other cases the " +
 					"[agent config guide](../guides/agent-config.md#when-the-port-changes) lists. Set `server.http_port` for a port that never changes.",
 			},
 			"health": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "What the runtime observed at the last refresh: `provisioned` (never started), `healthy` (its card answers), " +
-					"`unhealthy` (running, card not answering), `stopped`, or, on `kubernetes`, `degraded` (its card answers, but some of its pods " +
-					"are lost: they ran on a node that stopped answering). Like a stopped agent that should run, an unhealthy one is drift: " +
+				MarkdownDescription: "What the runtime observed at the last refresh:\n" +
+					"  - `provisioned` (never started)\n" +
+					"  - `healthy` (its card answers)\n" +
+					"  - `unhealthy` (running, card not answering)\n" +
+					"  - `stopped`\n" +
+					"  - on `kubernetes`, `degraded` (its card answers, but some of its pods " +
+					"are lost: they ran on a node that stopped answering)\n\n  " +
+					"Like a stopped agent that should run, an unhealthy one is drift: " +
 					"the next apply restarts it (on `kubernetes`, rolls it over to new pods). A kubernetes agent whose rollout was cut " +
-					"short (the apply that began it was killed) reads `unhealthy` too. A degraded agent is mended by the cluster, which " +
+					"short (the apply that began it was killed) reads `unhealthy` too.\n\n  " +
+					"A degraded agent is mended by the cluster, which " +
 					"reschedules the lost pods: the refresh warns which pods are lost and why, and the next apply touches nothing but waits " +
 					"until the agent is healthy again.",
 			},
@@ -215,7 +227,8 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "The provider block's settings that shape the agent's container or Kubernetes objects, by attribute " +
 					"(such as `kubernetes.resources` or `container.network`), as read off those objects. When one changes in the provider " +
 					"block, or on the objects outside Terraform, the plan shows an update of every agent it reaches, naming the setting, and apply " +
-					"rolls it out as it does a config change: on `kubernetes` a rolling update, on `container` a restart in place. Null on the " +
+					"rolls it out as it does a config change: on `kubernetes` a rolling update, on `container` a restart in place.\n\n  " +
+					"Null on the " +
 					"`local` adapter, whose agents no such setting reaches, and for a container made by a release before this attribute " +
 					"until the agent is next provisioned.",
 			},

@@ -28,8 +28,10 @@ func writeOnlyAttributes() map[string]schema.Attribute {
 				"Terraform never stores them in state or shows them in plans (Terraform 1.11 or later). The runtime keeps " +
 				"them where the agent can read them again when it restarts without Terraform (see the " +
 				"[secrets guide](../guides/secrets.md)); they take precedence over allowlisted variables of the same name, " +
-				"and need no allowlist. `HOST`, `PORT` and `A2A_ADVERTISED_URL`, which the runtime sets for every agent, are refused. Terraform cannot see a change of these values: changing them alone changes nothing. " +
-				"Change `env_wo_version` to restart the agent with the new values. An agent adopted without `env_wo` (`terraform query " +
+				"and need no allowlist. `HOST`, `PORT` and `A2A_ADVERTISED_URL`, which the runtime sets for every agent, are refused.\n\n  " +
+				"Terraform cannot see a change of these values: changing them alone changes nothing. " +
+				"Change `env_wo_version` to restart the agent with the new values.\n\n  " +
+				"An agent adopted without `env_wo` (`terraform query " +
 				"-generate-config-out` writes `env_wo = null`) keeps the values the runtime holds for it, and the plan warns which: set them " +
 				"here before any change that provisions the agent again, which the plan otherwise refuses.",
 			Validators: []validator.Map{mapvalidator.KeysAre(envNameValidator(), notOwnedValidator())},

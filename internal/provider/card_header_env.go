@@ -31,7 +31,7 @@ func cardHeaderEnvAllowlistAttribute() schema.MapAttribute {
 		MarkdownDescription: "The environment variables `a2a_agent_card` may read for `request_headers_from_env`, each with " +
 			"the origins (`scheme://host[:port]`) its value may be sent to, such as " +
 			"`{ AGENT_CARD_TOKEN = [\"https://agents.example.com\"] }`. Once it is set, even to `{}`, a data source that names " +
-			"another variable, or whose `url` has another origin, fails before any request is made, naming the variable. " +
+			"another variable, or whose `url` has another origin, fails before any request is made, naming the variable.\n\n  " +
 			"Unset, any variable of the environment Terraform runs in may be sent to any URL, so that a module's data source " +
 			"can take a credential away without anyone seeing its value. It binds the data sources that use this provider " +
 			"configuration: a module declaring a `provider \"a2a\"` block of its own has its own.",

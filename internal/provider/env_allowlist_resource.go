@@ -47,14 +47,17 @@ func (r *envAllowlistResource) Schema(_ context.Context, _ resource.SchemaReques
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Names the variables of the provider's environment that agents naming this allowlist may " +
 			"reference as `${VAR}` in their config. Everything else is denied: an agent that names no allowlist may " +
-			"reference only its write-only `env_wo` values. Agents refer to the allowlist by its `reference`. Only variable names are stored, in the provider's state directory; values " +
+			"reference only its write-only `env_wo` values. Agents refer to the allowlist by its `reference`.\n\n" +
+			"Only variable names are stored, in the provider's state directory; values " +
 			"are read from the provider's environment when an agent starts and never reach Terraform state. On the container " +
-			"adapter they sit in the container's environment, readable with `docker inspect` on the engine host. Removing a " +
+			"adapter they sit in the container's environment, readable with `docker inspect` on the engine host.\n\n" +
+			"Removing a " +
 			"variable that agents currently receive makes the plan warn, naming them; deleting an allowlist that agents " +
-			"which stay still name (by a literal name, or from another configuration) warns once it is deleted, naming them. " +
+			"which stay still name (by a literal name, or from another configuration) warns once it is deleted, naming them.\n\n" +
 			"The allowlist decides what the provider hands an agent, not what the agent can read by itself: on the local " +
 			"adapter every agent runs as the user running Terraform and can read the environment of that user's processes, " +
-			"a running `terraform` included. An allowlist is kept in the state dir of the provider that declares it, and an " +
+			"a running `terraform` included.\n\n" +
+			"An allowlist is kept in the state dir of the provider that declares it, and an " +
 			"agent reads allowlists from " +
 			"its own provider's state dir only: declare both with the same provider, or with providers of the same `state_dir`.",
 		Attributes: map[string]schema.Attribute{

@@ -47,7 +47,8 @@ func (messageAction) Schema(_ context.Context, _ action.SchemaRequest, resp *act
 			"`a2a_agent`'s `lifecycle { action_trigger { ... } }` after it is created or updated, as a smoke test that fails " +
 			"the apply when the agent does not answer. Terraform 1.14 or newer.\n\n" +
 			"A call is sent again only while nothing of it reached the agent (the name did not resolve, the connection was " +
-			"refused, TLS failed to start), up to four attempts within `timeout`. A call the agent read is never sent again: " +
+			"refused, TLS failed to start), up to four attempts within `timeout`.\n\n" +
+			"A call the agent read is never sent again: " +
 			"when it refused it (HTTP 401, 403, 404 or another 4xx, or an A2A error saying the request was wrong or not " +
 			"allowed) the error says it was refused; when no answer says what became of it (a timeout or a broken connection " +
 			"after the request was written, HTTP 5xx, an internal error) the error says the agent may have acted on it. A " +
@@ -68,7 +69,8 @@ func (messageAction) Schema(_ context.Context, _ action.SchemaRequest, resp *act
 				MarkdownDescription: "HTTP headers to send with the message, by name, such as `{ Authorization = \"Bearer ${var.agent_token}\" }` " +
 					"for an agent whose card asks for a bearer token. The provider never logs them. An action's arguments cannot " +
 					"be sensitive, so Terraform prints them in `terraform plan -invoke` and in the apply that sends the message: " +
-					"pass a credential through a `sensitive` variable, which Terraform shows as `(sensitive value)`. A credential " +
+					"pass a credential through a `sensitive` variable, which Terraform shows as `(sensitive value)`.\n\n" +
+					"  A credential " +
 					"header (`Authorization`, `Proxy-Authorization`, `Cookie`, or one whose name says it holds a token, an API key, " +
 					"a secret, a password, a session or an authentication) written literally, in a local or through a function " +
 					"of literals is refused when the configuration is validated.",

@@ -113,7 +113,8 @@ func containerBlock() schema.Block {
 				MarkdownDescription: "Image that runs agents whose config names no `[runtime] image`. It is never pulled: " +
 					"put it on the engine first (`docker pull`, `docker load -i <archive>`, or `docker build -t <image> <directory>` " +
 					"against that engine); plan fails, naming it, while the engine lacks it, or while its `a2a.host-release` label " +
-					"names another release than the provider's. Default: an image built from the agent host (`a2a-agent-host` beside " +
+					"names another release than the provider's.\n\n  " +
+					"Default: an image built from the agent host (`a2a-agent-host` beside " +
 					"the provider's executable) when absent, `terraform-provider-a2a:<version>` (`terraform-provider-a2a:dev-<digest>` " +
 					"for a build from source); no registry is needed. The images it builds stay on the engine after `terraform destroy`: " +
 					"[Base images](#base-images) says how to remove them.",
@@ -229,7 +230,8 @@ func kubernetesBlock() schema.Block {
 					"in which `{id}` is the agent id, `{namespace}` the namespace and `{scope}` the scope, such as `\"https://{id}.agents.example.com\"` " +
 					"for the host an Ingress routes to the agent's Service. It must contain `{id}`, so that no two agents share a URL, " +
 					"and be an absolute `http` or `https` URL; providers sharing one template tell their agents apart with `{namespace}` or `{scope}`. " +
-					"An agent config's own `[server] advertised_url` wins. A new template moves the agents it gives another URL: the plan " +
+					"An agent config's own `[server] advertised_url` wins.\n\n  " +
+					"A new template moves the agents it gives another URL: the plan " +
 					"shows their new `endpoint`, and apply restarts them. " +
 					"Default: the Service's name in the cluster, `http://<service>.<namespace>.svc.cluster.local:<port>`.",
 				Validators: []validator.String{errorValidator("Invalid advertised URL", kube.ValidateAdvertisedURL)},
