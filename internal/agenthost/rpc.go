@@ -327,6 +327,7 @@ func rpcErrorJSON(id any, code int, message string, kind error) json.RawMessage 
 // writeRPCError answers with a JSON-RPC error object whose data names the
 // A2A error reason, as the SDK's own errors do.
 func writeRPCError(w http.ResponseWriter, status int, id any, code int, message string, kind error) {
+	noteRefusal(w, kind)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(rpcErrorJSON(id, code, message, kind), '\n'))
