@@ -382,8 +382,9 @@ func (h *Host) Shutdown(ctx context.Context) error {
 		}
 	}
 	<-h.done
-	// Every call has ended, so every span is; flushing them needs the
-	// task store still open, which the task gauge reads.
+	// The calls have ended or been cut off, so their spans are about to
+	// be; the flush goes before the task store closes, since the task
+	// gauge reads it.
 	telCtx, cancelTel := context.WithTimeout(context.WithoutCancel(ctx), telemetryFlushTimeout)
 	defer cancelTel()
 	if err := h.telemetry.shutdown(telCtx); err != nil {

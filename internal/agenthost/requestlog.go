@@ -21,6 +21,8 @@ type requestRecord struct {
 	// errReason is the A2A error reason the call was answered with, for
 	// telemetry; nil for a success.
 	errReason atomic.Pointer[string]
+	// batch is set for a JSON-RPC batch, whose calls each name a method.
+	batch atomic.Bool
 }
 
 type requestRecordKey struct{}

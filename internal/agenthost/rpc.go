@@ -152,6 +152,9 @@ func requestedVersion(r *http.Request) string {
 // body, so streaming methods are refused inside a batch. Once the client
 // has gone, the calls not yet run are skipped.
 func serveBatch(w http.ResponseWriter, r *http.Request, handler http.Handler, body []byte) {
+	if rec, ok := r.Context().Value(requestRecordKey{}).(*requestRecord); ok {
+		rec.batch.Store(true)
+	}
 	calls, refusal := splitBatch(body)
 	if refusal != nil {
 		writeRPCError(w, http.StatusOK, nil, refusal.code, refusal.message, refusal.kind)

@@ -276,10 +276,13 @@ func (rec *requestRecord) errorCode() string {
 	return ""
 }
 
-// method is the A2A method the SDK dispatched the call to; "unknown" for
-// a call refused before dispatch, whose method the host does not read
-// from the caller's body.
+// method is the A2A method the SDK dispatched the call to; "batch" for
+// a JSON-RPC batch of calls; "unknown" for a call refused before
+// dispatch, whose method the host does not read from the caller's body.
 func (rec *requestRecord) method() string {
+	if rec.batch.Load() {
+		return "batch"
+	}
 	if m := rec.rpcMethod.Load(); m != nil {
 		return *m
 	}

@@ -235,6 +235,17 @@ func TestTelemetryReportsEveryBinding(t *testing.T) {
 					t.Fatalf("message:send without a token: %s", res)
 				}
 			}},
+		{name: "JSON-RPC batch", binding: agentconfig.BindingJSONRPC, method: "batch", errorCode: "TASK_NOT_FOUND",
+			traceID: "8af7651916cd43dd8448eb211c80319c", spanID: "87ad6b7169203331",
+			do: func(t *testing.T, tp string) {
+				body := []byte(`[{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{}},{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"none"}}]`)
+				res := do(t, http.MethodPost, h.Endpoint(), http.Header{
+					"Content-Type": {"application/json"}, a2a.SvcParamVersion: {"1.0"}, "Traceparent": {tp}, "Authorization": {auth},
+				}, body)
+				if res.status != http.StatusOK || !bytes.Contains(res.body, []byte(`"error"`)) {
+					t.Fatalf("batch: %s", res)
+				}
+			}},
 		{name: "gRPC without the token", binding: agentconfig.BindingGRPC, method: "unknown", errorCode: "UNAUTHENTICATED",
 			traceID: "7af7651916cd43dd8448eb211c80319c", spanID: "97ad6b7169203331",
 			do: func(t *testing.T, tp string) {
@@ -300,11 +311,13 @@ func TestTelemetryReportsEveryBinding(t *testing.T) {
 		{map[string]string{"a2a.method": "GetTask", "a2a.binding": "JSONRPC"}, 1},
 		{map[string]string{"a2a.method": "unknown", "a2a.binding": "HTTP+JSON"}, 1},
 		{map[string]string{"a2a.method": "unknown", "a2a.binding": "GRPC"}, 1},
+		{map[string]string{"a2a.method": "batch", "a2a.binding": "JSONRPC"}, 1},
 	}
 	wantErrors := []point{
 		{map[string]string{"a2a.method": "GetTask", "a2a.binding": "JSONRPC", "a2a.error_code": "TASK_NOT_FOUND"}, 1},
 		{map[string]string{"a2a.method": "unknown", "a2a.binding": "HTTP+JSON", "a2a.error_code": "UNAUTHENTICATED"}, 1},
 		{map[string]string{"a2a.method": "unknown", "a2a.binding": "GRPC", "a2a.error_code": "UNAUTHENTICATED"}, 1},
+		{map[string]string{"a2a.method": "batch", "a2a.binding": "JSONRPC", "a2a.error_code": "TASK_NOT_FOUND"}, 1},
 	}
 	sumOf := func(m *metricpb.Metric, labels map[string]string) (float64, bool) {
 		for _, p := range m.GetSum().GetDataPoints() {
