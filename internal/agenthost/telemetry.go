@@ -65,6 +65,8 @@ type telemetry struct {
 	// budget is the host's, once the host has made it; the gauge reads
 	// it from the exporter's goroutine.
 	budget atomic.Pointer[budget]
+	// exports counts the exports and scrapes done, for trimWhenIdle.
+	exports atomic.Uint64
 }
 
 // startTelemetry starts what [telemetry] asks for: OTLP/HTTP exporters of
@@ -108,11 +110,11 @@ func startTelemetry(ctx context.Context, cfg *agentconfig.Config, version string
 		}
 		tp := sdktrace.NewTracerProvider(
 			sdktrace.WithResource(res),
-			sdktrace.WithBatcher(exporter, sdktrace.WithBatchTimeout(min(interval, maxSpanBatchDelay))),
+			sdktrace.WithBatcher(countedSpans{exporter, &t.exports}, sdktrace.WithBatchTimeout(min(interval, maxSpanBatchDelay))),
 		)
 		t.tracer = tp.Tracer(instrumentationName)
 		t.stops = append(t.stops, tp.Shutdown)
-		reader, err := otlpMetricReader(ctx, tc, interval)
+		reader, err := otlpMetricReader(ctx, tc, interval, &t.exports)
 		if err != nil {
 			_ = tp.Shutdown(ctx)
 			return nil, err
@@ -135,7 +137,7 @@ func startTelemetry(ctx context.Context, cfg *agentconfig.Config, version string
 	}
 	t.metrics = m
 	if scrape != nil {
-		stop, err := servePrometheus(ctx, tc.MetricsListen, scrape, logger)
+		stop, err := servePrometheus(ctx, tc.MetricsListen, scrape, &t.exports, logger)
 		if err != nil {
 			_ = t.shutdown(ctx)
 			return nil, err
@@ -143,6 +145,26 @@ func startTelemetry(ctx context.Context, cfg *agentconfig.Config, version string
 		t.stops = append([]func(context.Context) error{stop}, t.stops...)
 	}
 	return t, nil
+}
+
+// exportCount is how many exports and scrapes the telemetry has done; 0
+// without telemetry.
+func (t *telemetry) exportCount() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.exports.Load()
+}
+
+// countedSpans counts the span exports done.
+type countedSpans struct {
+	sdktrace.SpanExporter
+	n *atomic.Uint64
+}
+
+func (e countedSpans) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	defer e.n.Add(1)
+	return e.SpanExporter.ExportSpans(ctx, spans)
 }
 
 // budgetInUse is what the calls running now hold of the host's budget.

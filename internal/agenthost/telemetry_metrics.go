@@ -3,6 +3,7 @@ package agenthost
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -10,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentconfig"
 )
@@ -96,12 +98,23 @@ func (m *callMetrics) record(ctx context.Context, attrs []attribute.KeyValue, ou
 
 // otlpMetricReader exports metrics to the collector every interval, and
 // once more on shutdown.
-func otlpMetricReader(ctx context.Context, tc agentconfig.Telemetry, interval time.Duration) (sdkmetric.Reader, error) {
+func otlpMetricReader(ctx context.Context, tc agentconfig.Telemetry, interval time.Duration, exports *atomic.Uint64) (sdkmetric.Reader, error) {
 	exporter, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(signalURL(tc.OTLPEndpoint, "metrics")), otlpmetrichttp.WithHeaders(tc.OTLPHeaders))
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: OTLP metric exporter: %w", err)
 	}
-	return sdkmetric.NewPeriodicReader(exporter, sdkmetric.WithInterval(interval)), nil
+	return sdkmetric.NewPeriodicReader(countedMetrics{exporter, exports}, sdkmetric.WithInterval(interval)), nil
+}
+
+// countedMetrics counts the metric exports done.
+type countedMetrics struct {
+	sdkmetric.Exporter
+	n *atomic.Uint64
+}
+
+func (e countedMetrics) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	defer e.n.Add(1)
+	return e.Exporter.Export(ctx, rm)
 }
 
 // countByState counts the tasks kept, by state; places kept for tasks not

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -25,7 +26,7 @@ const metricsPath = "/metrics"
 // are the same instruments the OTLP exporter reads, so the two never
 // disagree. The Prometheus client library is not linked: it would grow
 // the host's executable for a registry the OpenTelemetry SDK already is.
-func servePrometheus(ctx context.Context, addr string, reader *sdkmetric.ManualReader, logger *slog.Logger) (stop func(context.Context) error, err error) {
+func servePrometheus(ctx context.Context, addr string, reader *sdkmetric.ManualReader, scrapes *atomic.Uint64, logger *slog.Logger) (stop func(context.Context) error, err error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -33,6 +34,7 @@ func servePrometheus(ctx context.Context, addr string, reader *sdkmetric.ManualR
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+metricsPath, func(w http.ResponseWriter, r *http.Request) {
+		defer scrapes.Add(1)
 		var rm metricdata.ResourceMetrics
 		if err := reader.Collect(r.Context(), &rm); err != nil {
 			// A gauge whose source failed (a task store that did not
