@@ -59,7 +59,7 @@ type telemetry struct {
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
 	metrics    *callMetrics
-	// stops flush and stop, in order, what the telemetry started.
+	// stops flush and stop what the telemetry started, in order.
 	stops  []func(context.Context) error
 	logger *slog.Logger
 	// budget is the host's, once the host has made it; the gauge reads
@@ -127,8 +127,9 @@ func startTelemetry(ctx context.Context, cfg *agentconfig.Config, version string
 		readers = append(readers, sdkmetric.WithReader(scrape))
 	}
 	mp := sdkmetric.NewMeterProvider(append(readers, sdkmetric.WithResource(res))...)
-	// The meter provider goes first: its last export carries the counts
-	// of calls whose spans the tracer provider flushes after it.
+	// Stopping goes from the outside in: the Prometheus listener (added
+	// below), so no scrape races the end, then the last metric export,
+	// then the span flush.
 	t.stops = append([]func(context.Context) error{mp.Shutdown}, t.stops...)
 	m, err := newCallMetrics(mp.Meter(instrumentationName), tasks, t.budgetInUse)
 	if err != nil {
