@@ -3,6 +3,7 @@ package agenthost
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -90,7 +91,12 @@ func TestPrometheusAloneSendsNothing(t *testing.T) {
 		t.Errorf("the collector got %d exports from a host with only metrics_listen", c.requests)
 	}
 	// Stopped with the host: nothing listens there any more.
-	if _, err := http.Get("http://" + addr + metricsPath); err == nil || !strings.Contains(err.Error(), "refused") {
-		t.Errorf("GET /metrics after shutdown: %v, want the connection refused", err)
+	var d net.Dialer
+	conn, err := d.DialContext(ctxFor(t), "tcp", addr)
+	if err == nil {
+		_ = conn.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("dial the metrics listener after shutdown: %v, want the connection refused", err)
 	}
 }
