@@ -8,6 +8,9 @@
 # the container adapter builds from each, when a container engine answers.
 # Prints each figure and the ratio of the two.
 # Usage: bench/host.sh [runs] [rss_runs]
+# With A2A_HOST_CONFIG naming an agent config (such as one with a
+# [telemetry] table), a2a-agent-host runs that config and the baseline the
+# plain echo agent, so the ratios are what the config costs on top.
 set -euo pipefail
 runs="${1:-20}"
 rss_runs="${2:-3}"
@@ -24,4 +27,5 @@ release_build "$work/hostcost" ./bench/hostcost
 
 image=true
 docker info >/dev/null 2>&1 || { image=false; echo "no container engine answers (docker info): base images not measured" >&2; }
-"$work/hostcost" -runs "$runs" -rss-runs "$rss_runs" -image="$image" "$work/a2a-agent-host" "$work/barehost"
+"$work/hostcost" -runs "$runs" -rss-runs "$rss_runs" -image="$image" ${A2A_HOST_CONFIG:+-host-config "$A2A_HOST_CONFIG"} \
+  "$work/a2a-agent-host" "$work/barehost"

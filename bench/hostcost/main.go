@@ -5,7 +5,7 @@
 // adapter builds from each. bench/host.sh runs it on the host the adapters
 // start and on the agent host package built alone.
 //
-// Usage: hostcost [-runs N] [-idle D] [-image=false] HOST BASELINE
+// Usage: hostcost [-runs N] [-idle D] [-image=false] [-host-config FILE] HOST BASELINE
 package main
 
 import (
@@ -43,18 +43,19 @@ func main() {
 	rssRuns := flag.Int("rss-runs", 3, "idle hosts of each executable measured for memory")
 	idle := flag.Duration("idle", 12*time.Second, "how long a host idles before its memory is read (longer than its quiet period)")
 	image := flag.Bool("image", true, "build the container adapter's base image from each (needs a container engine)")
+	hostConfig := flag.String("host-config", "", "run HOST with the agent config in `file` (such as one with [telemetry]); BASELINE keeps the echo agent's")
 	flag.Parse()
 	if flag.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: hostcost [-runs N] [-rss-runs N] [-idle D] [-image=false] HOST BASELINE")
+		fmt.Fprintln(os.Stderr, "usage: hostcost [-runs N] [-rss-runs N] [-idle D] [-image=false] [-host-config FILE] HOST BASELINE")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), *runs, *rssRuns, *idle, *image); err != nil {
+	if err := run(flag.Arg(0), flag.Arg(1), *hostConfig, *runs, *rssRuns, *idle, *image); err != nil {
 		fmt.Fprintln(os.Stderr, "hostcost:", err)
 		os.Exit(1)
 	}
 }
 
-func run(host, baseline string, runs, rssRuns int, idle time.Duration, image bool) error {
+func run(host, baseline, hostConfig string, runs, rssRuns int, idle time.Duration, image bool) error {
 	dir, err := os.MkdirTemp("", "hostcost-")
 	if err != nil {
 		return err
@@ -66,12 +67,16 @@ func run(host, baseline string, runs, rssRuns int, idle time.Duration, image boo
 	}
 	names := [2]string{filepath.Base(host), filepath.Base(baseline)}
 	exes := [2]string{host, baseline}
+	cfgs := [2]string{cfg, cfg}
+	if hostConfig != "" {
+		cfgs[0] = hostConfig
+	}
 
 	var starts [2][]time.Duration
 	for i := range runs {
 		// Alternate which goes first, so neither always meets a warmer cache.
 		for _, k := range []int{i % 2, 1 - i%2} {
-			d, err := startToCard(exes[k], cfg)
+			d, err := startToCard(exes[k], cfgs[k])
 			if err != nil {
 				return err
 			}
@@ -83,7 +88,7 @@ func run(host, baseline string, runs, rssRuns int, idle time.Duration, image boo
 
 	var rss [2]float64
 	for i := range rssRuns {
-		kib, err := idleRSS(exes, [2]int{i % 2, 1 - i%2}, cfg, idle)
+		kib, err := idleRSS(exes, [2]int{i % 2, 1 - i%2}, cfgs, idle)
 		if err != nil {
 			return err
 		}
@@ -178,7 +183,7 @@ func startToCard(exe, cfg string) (time.Duration, error) {
 
 // idleRSS runs a host of each executable at once, started in order, sends
 // each one message, lets them idle, and reads their resident memory.
-func idleRSS(exes [2]string, order [2]int, cfg string, idle time.Duration) ([2]float64, error) {
+func idleRSS(exes [2]string, order [2]int, cfgs [2]string, idle time.Duration) ([2]float64, error) {
 	var kib [2]float64
 	var hosts [2]*host
 	defer func() {
@@ -190,7 +195,7 @@ func idleRSS(exes [2]string, order [2]int, cfg string, idle time.Duration) ([2]f
 	}()
 	for _, k := range order {
 		exe := exes[k]
-		h, err := startHost(exe, cfg)
+		h, err := startHost(exe, cfgs[k])
 		if err != nil {
 			return kib, err
 		}

@@ -26,16 +26,19 @@ const MaxConfigBytes = 1 << 20
 
 // Config is the parsed agent config. Field tags follow the TOML keys.
 type Config struct {
-	Agent   Agent    `toml:"agent"`
-	Server  Server   `toml:"server"`
-	Handler Handler  `toml:"handler"`
-	Skills  []Skill  `toml:"skills"`
-	Auth    Auth     `toml:"auth"`
-	Card    Card     `toml:"card"`
-	Tasks   Tasks    `toml:"tasks"`
-	Runtime Runtime  `toml:"runtime"`
-	raw     []byte   `toml:"-"`
-	digest  [32]byte `toml:"-"`
+	Agent   Agent   `toml:"agent"`
+	Server  Server  `toml:"server"`
+	Handler Handler `toml:"handler"`
+	Skills  []Skill `toml:"skills"`
+	Auth    Auth    `toml:"auth"`
+	Card    Card    `toml:"card"`
+	Tasks   Tasks   `toml:"tasks"`
+	Runtime Runtime `toml:"runtime"`
+	// Telemetry is where the built-in host reports traces and metrics;
+	// nowhere unless the table names a place.
+	Telemetry Telemetry `toml:"telemetry"`
+	raw       []byte    `toml:"-"`
+	digest    [32]byte  `toml:"-"`
 }
 
 // Agent describes the agent itself. Its name is required; the agent id is

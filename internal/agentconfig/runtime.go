@@ -31,6 +31,7 @@ var builtInOnly = []struct{ key, what, does string }{
 	{"card", "[card]", "signs the card the built-in host derives"},
 	{"tasks", "[tasks]", "bounds the tasks the built-in host keeps"},
 	{"server.bindings", "server.bindings", "chooses the protocol bindings the built-in host serves"},
+	{"telemetry", "[telemetry]", "says where the built-in host reports its traces and metrics"},
 }
 
 // CardPaths returns the paths to look for the agent's card at, in order:

@@ -65,6 +65,7 @@ func (c *Config) validate() []Problem {
 	}
 
 	c.validateJWT(add)
+	c.validateTelemetry(add)
 	c.validateRuntime(add)
 	switch c.Handler.Type {
 	case "":

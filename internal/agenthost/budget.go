@@ -1,6 +1,8 @@
 package agenthost
 
 import (
+	"sync/atomic"
+
 	"golang.org/x/sync/semaphore"
 )
 
@@ -22,6 +24,8 @@ const (
 // budget hands out requestBudget; the zero value is unusable.
 type budget struct {
 	sem *semaphore.Weighted
+	// inUse is what the calls running now are charged, for telemetry.
+	inUse atomic.Int64
 }
 
 func newBudget() *budget {
@@ -40,5 +44,9 @@ func (b *budget) acquire(declared, maxBytes int64) (release func(), ok bool) {
 	if !b.sem.TryAcquire(cost) {
 		return nil, false
 	}
-	return func() { b.sem.Release(cost) }, true
+	b.inUse.Add(cost)
+	return func() {
+		b.inUse.Add(-cost)
+		b.sem.Release(cost)
+	}, true
 }

@@ -90,6 +90,7 @@ func refuseUnservable(ctx context.Context, req any, _ *grpc.UnaryServerInfo, han
 // naming the A2A error reason in the status details, as the SDK's clients
 // read it.
 func writeGRPCRefusal(w http.ResponseWriter, f *refusal) {
+	noteRefusal(w, f.kind)
 	f.setHeaders(w)
 	st := status.New(f.grpc, f.message)
 	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: a2a.ErrorReason(f.kind), Domain: a2a.ProtocolDomain}); err == nil {

@@ -23,6 +23,10 @@ import (
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/card"
 )
 
+// telemetryFlushTimeout bounds sending what telemetry still holds at
+// shutdown, so a collector that is down cannot keep the host from exiting.
+const telemetryFlushTimeout = 5 * time.Second
+
 // DefaultShutdownTimeout bounds a graceful shutdown: in-flight calls get this
 // long to finish before their connections are closed.
 const DefaultShutdownTimeout = 3 * time.Second
@@ -61,6 +65,9 @@ type Options struct {
 	// Redact hides the values of expanded variables in the log and in
 	// errors; nil hides nothing.
 	Redact *redactor
+	// Version is the host's release, which telemetry reports as the
+	// service's version.
+	Version string
 }
 
 // Host is a running agent host: the agent card, readable by 1.0 and 0.3
@@ -76,6 +83,10 @@ type Host struct {
 	done     chan struct{}
 	serveErr error
 	activity activity
+	// telemetry is nil unless the config has a [telemetry] table.
+	telemetry *telemetry
+	routes    *routes
+	budget    *budget
 }
 
 // configError marks a problem with the agent config (as opposed to the
@@ -114,12 +125,20 @@ func Start(ctx context.Context, cfg *agentconfig.Config, opts Options) (*Host, e
 		_ = tasks.close(ctx)
 		return nil, fmt.Errorf("listen for agent %s: %w", cfg.ID(), err)
 	}
+	tel, err := startTelemetry(ctx, cfg, opts.Version, tasks, logger)
+	if err != nil {
+		_ = ln.Close()
+		_ = tasks.close(ctx)
+		return nil, err
+	}
 	h, err := newHost(cfg, agent, auth, tasks, ln, logger, opts)
 	if err != nil {
+		_ = tel.shutdown(ctx)
 		_ = ln.Close()
 		_ = tasks.close(ctx)
 		return nil, &configError{err}
 	}
+	h.instrument(tel)
 	go h.serve()
 	h.logger.Info("agent host started", "agent", cfg.ID(), "listen", ln.Addr().String(), "endpoint", h.endpoint, "card", h.cardURL)
 	return h, nil
@@ -180,7 +199,8 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, auth authentic
 	if bodyTimeout <= 0 {
 		bodyTimeout = DefaultBodyReadTimeout
 	}
-	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), cfg.Server.ServedBindings(), handler, newCallGate(auth, bodyTimeout), extendedDoc)
+	gate := newCallGate(auth, bodyTimeout)
+	routes := newRoutes(u.Path, newCardHandler(doc, time.Now()), cfg.Server.ServedBindings(), handler, gate, extendedDoc)
 
 	// gRPC calls arrive as HTTP/2 without TLS (h2c) on the same port as
 	// the other bindings.
@@ -200,6 +220,8 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, auth authentic
 		cardURL:  cardURL,
 		logger:   logger,
 		done:     make(chan struct{}),
+		routes:   routes,
+		budget:   gate.budget,
 	}
 	h.server.Handler = h.activity.track(logRequests(logger, routes))
 	return h, nil
@@ -360,6 +382,14 @@ func (h *Host) Shutdown(ctx context.Context) error {
 		}
 	}
 	<-h.done
+	// The calls have ended or been cut off, so their spans are about to
+	// be; the flush goes before the task store closes, since the task
+	// gauge reads it.
+	telCtx, cancelTel := context.WithTimeout(context.WithoutCancel(ctx), telemetryFlushTimeout)
+	defer cancelTel()
+	if err := h.telemetry.shutdown(telCtx); err != nil {
+		h.logger.Warn(err.Error())
+	}
 	// The store settles the tasks still worked on even when the calls
 	// used up the deadline.
 	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)

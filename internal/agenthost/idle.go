@@ -37,7 +37,7 @@ func (a *activity) track(next http.Handler) http.Handler {
 // ends.
 func (h *Host) trimWhenIdle(ctx context.Context) {
 	releasePages()
-	served, cycles := h.activity.served.Load(), gcCycles()
+	served, cycles := h.worked(), gcCycles()
 	tick := time.NewTicker(quietPeriod)
 	defer tick.Stop()
 	for {
@@ -47,12 +47,12 @@ func (h *Host) trimWhenIdle(ctx context.Context) {
 		case <-tick.C:
 		}
 		busy := h.activity.inFlight.Load() > 0 || time.Since(time.Unix(0, h.activity.lastEnd.Load())) < quietPeriod
-		if busy || (h.activity.served.Load() == served && gcCycles() == cycles) {
+		if busy || (h.worked() == served && gcCycles() == cycles) {
 			continue
 		}
 		releasePages()
 		// Releasing collects garbage itself; count from after it.
-		served, cycles = h.activity.served.Load(), gcCycles()
+		served, cycles = h.worked(), gcCycles()
 	}
 }
 
@@ -63,4 +63,11 @@ var gcCyclesSample = []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
 func gcCycles() uint64 {
 	metrics.Read(gcCyclesSample)
 	return gcCyclesSample[0].Value.Uint64()
+}
+
+// worked counts what the host has done that faults pages back in: the
+// requests it served, and the exports and scrapes of its telemetry, which
+// run the exporters' code long after the call they report.
+func (h *Host) worked() uint64 {
+	return h.activity.served.Load() + h.telemetry.exportCount()
 }

@@ -54,7 +54,7 @@ func run(ctx context.Context, version string, args []string, stdout, stderr io.W
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	err = Serve(ctx, cfg, Options{Log: stdout, Redact: redact})
+	err = Serve(ctx, cfg, Options{Log: stdout, Redact: redact, Version: version})
 	var cfgErr *configError
 	switch {
 	case err == nil:

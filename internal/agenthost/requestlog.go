@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
@@ -17,6 +18,11 @@ import (
 // on another goroutine, hence the atomic.
 type requestRecord struct {
 	rpcMethod atomic.Pointer[string]
+	// errReason is the A2A error reason the call was answered with, for
+	// telemetry; nil for a success.
+	errReason atomic.Pointer[string]
+	// batch is set for a JSON-RPC batch, whose calls each name a method.
+	batch atomic.Bool
 }
 
 type requestRecordKey struct{}
@@ -35,6 +41,15 @@ func (rpcMethodRecorder) Before(ctx context.Context, callCtx *a2asrv.CallContext
 	return ctx, nil, nil
 }
 
+// After notes the A2A error a call ends with, on every binding alike,
+// which a JSON-RPC answer would otherwise hide behind its 200.
+func (rpcMethodRecorder) After(ctx context.Context, _ *a2asrv.CallContext, resp *a2asrv.Response) error {
+	if rec, ok := ctx.Value(requestRecordKey{}).(*requestRecord); ok && resp.Err != nil {
+		rec.noteError(a2a.ErrorReason(resp.Err))
+	}
+	return nil
+}
+
 // logRequests writes one line per request: method, path, A2A method when
 // known, status and duration. Never headers, query strings or bodies, which
 // may carry tokens and user data. What the client chose (method, path) is
@@ -44,7 +59,7 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &requestRecord{}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, rec: rec}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), requestRecordKey{}, rec)))
 		rpc := "-"
 		if m := rec.rpcMethod.Load(); m != nil {
@@ -82,6 +97,9 @@ func escapeForLog(s string) string {
 type statusWriter struct {
 	http.ResponseWriter
 	code int
+	// rec is the record of the request answered, where noteRefusal
+	// finds it.
+	rec *requestRecord
 }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -111,6 +111,7 @@ type restErrorBody struct {
 
 // writeRESTRefusal answers a refused HTTP+JSON call.
 func writeRESTRefusal(w http.ResponseWriter, f *refusal) {
+	noteRefusal(w, f.kind)
 	f.setHeaders(w)
 	body, _ := json.Marshal(restError{Error: restErrorBody{
 		Code:    f.status,

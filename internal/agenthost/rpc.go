@@ -152,6 +152,9 @@ func requestedVersion(r *http.Request) string {
 // body, so streaming methods are refused inside a batch. Once the client
 // has gone, the calls not yet run are skipped.
 func serveBatch(w http.ResponseWriter, r *http.Request, handler http.Handler, body []byte) {
+	if rec, ok := r.Context().Value(requestRecordKey{}).(*requestRecord); ok {
+		rec.batch.Store(true)
+	}
 	calls, refusal := splitBatch(body)
 	if refusal != nil {
 		writeRPCError(w, http.StatusOK, nil, refusal.code, refusal.message, refusal.kind)
@@ -327,6 +330,7 @@ func rpcErrorJSON(id any, code int, message string, kind error) json.RawMessage 
 // writeRPCError answers with a JSON-RPC error object whose data names the
 // A2A error reason, as the SDK's own errors do.
 func writeRPCError(w http.ResponseWriter, status int, id any, code int, message string, kind error) {
+	noteRefusal(w, kind)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(rpcErrorJSON(id, code, message, kind), '\n'))

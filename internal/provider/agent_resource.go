@@ -108,14 +108,14 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 		Attributes: map[string]schema.Attribute{
 			"config": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `runtime`). " +
+				MarkdownDescription: "The agent config, TOML (sections `agent`, `server`, `handler`, `skills`, `auth`, `card`, `tasks`, `runtime`, `telemetry`). " +
 					"`agent.name` is required. The agent id is `agent.id` when set, else spelled from the name (see `id`), so " +
 					"changing the id replaces the agent; other changes " +
 					"restart it in place, or, on `kubernetes`, roll a running agent over to new pods without downtime (see " +
 					"[updates and rollback](../guides/kubernetes.md#updates-and-rollback)).\n\n  " +
 					"`${VAR}` and `${VAR:-default}` are expanded by the agent host from the `env_wo` values and the " +
 					"variables `env_allowlist` allows, never by Terraform, so their values stay out of state. Write secrets " +
-					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`) as `${VAR}` references: the plan warns " +
+					"(`auth.bearer_token`, `handler.llm.api_key`, `card.signing_key`, credential headers of `telemetry.otlp_headers`) as `${VAR}` references: the plan warns " +
 					"about a literal one, which would be stored in state and shown in plans.",
 			},
 			"env_allowlist": schema.StringAttribute{

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -24,7 +26,33 @@ func secretSettings(cfg *agentconfig.Config) []secretSetting {
 	if cfg.Handler.LLM != nil {
 		settings = append(settings, secretSetting{"handler.llm", "api_key", cfg.Handler.LLM.APIKey, "LLM_API_KEY"})
 	}
+	// Only the headers that carry credentials: others (a tenant id, say)
+	// are no secret, and a warning on each would teach to ignore it.
+	names := slices.Sorted(maps.Keys(cfg.Telemetry.OTLPHeaders))
+	for _, name := range names {
+		if isCredentialHeader(name) {
+			variable := "OTLP_" + strings.ToUpper(strings.Map(func(r rune) rune {
+				if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {
+					return r
+				}
+				return '_'
+			}, name))
+			settings = append(settings, secretSetting{"telemetry.otlp_headers", name, cfg.Telemetry.OTLPHeaders[name], variable})
+		}
+	}
 	return settings
+}
+
+// isCredentialHeader reports whether a header's name says it carries a
+// credential.
+func isCredentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, word := range []string{"auth", "key", "token", "secret", "password", "cookie"} {
+		if strings.Contains(n, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // literalSecretWarnings warns about each secret the config holds as a

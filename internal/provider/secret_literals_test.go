@@ -30,6 +30,8 @@ func TestLiteralSecretWarnings(t *testing.T) {
 		{"api key literal", "[agent]\nname = \"A\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\napi_key = \"sk-literal\"\n", []string{"[handler.llm] api_key"}},
 		{"api key reference", "[agent]\nname = \"A\"\n[handler]\ntype = \"llm\"\n[handler.llm]\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\napi_key = \"${KEY}\"\n", nil},
 		{"signing key reference", "[agent]\nname = \"A\"\n[card]\nsigning_key = \"${SIGNING_KEY}\"\n", nil},
+		{"collector credentials literal, other headers not secrets", "[agent]\nname = \"A\"\n[telemetry]\notlp_endpoint = \"http://127.0.0.1:4318\"\n" +
+			"[telemetry.otlp_headers]\nAuthorization = \"Bearer hunter2\"\nX-Api-Key = \"${KEY}\"\nX-Scope-OrgID = \"tenant\"\n", []string{"[telemetry.otlp_headers] Authorization"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
