@@ -69,4 +69,11 @@ type Options struct {
 	Version string
 	// StopGracePeriod is the wait between SIGTERM and SIGKILL; default 10s.
 	StopGracePeriod time.Duration
+	// RestartPolicy says when an agent's supervisor restarts it after it
+	// exits on its own: one of RestartPolicies; default
+	// DefaultRestartPolicy.
+	RestartPolicy string
+	// Backoff paces and bounds those restarts; unset fields take
+	// DefaultBackoff's.
+	Backoff Backoff
 }
