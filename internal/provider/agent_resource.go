@@ -213,9 +213,9 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"restart_count": schema.Int64Attribute{
 				Computed: true,
-				MarkdownDescription: "How many times the agent was restarted after it exited on its own (by the `local` adapter's " +
-					"supervisor, the engine, or the cluster) since Terraform last started it. A refresh reads the count of now, " +
-					"which changes no plan.",
+				MarkdownDescription: "How many times the agent was restarted after it exited on its own: on `local` by its supervisor " +
+					"since Terraform last started it, on `container` and `kubernetes` as the engine and the cluster count them. " +
+					"A refresh reads the count of now, which changes no plan.",
 			},
 			"runtime_settings": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
