@@ -17,17 +17,17 @@ const restartWithin = 60 * time.Second
 const quietFor = 3 * time.Second
 
 // waitAgent polls agent id until done holds, failing the test with the
-// last reading when it does not within limit.
-func waitAgent(t *testing.T, rt agentruntime.Runtime, id string, limit time.Duration, what string, done func(agentruntime.Agent) bool) agentruntime.Agent {
+// last reading when it does not within restartWithin.
+func waitAgent(t *testing.T, rt agentruntime.Runtime, id string, what string, done func(agentruntime.Agent) bool) agentruntime.Agent {
 	t.Helper()
-	deadline := time.Now().Add(limit)
+	deadline := time.Now().Add(restartWithin)
 	for {
 		a, err := rt.Get(ctx(t), id)
 		if err == nil && done(a) {
 			return a
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("agent %s: not %s within %s: last read %+v (error %v)", id, what, limit, a, err)
+			t.Fatalf("agent %s: not %s within %s: last read %+v (error %v)", id, what, restartWithin, a, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -56,12 +56,12 @@ func testKilledRestarts(t *testing.T, h Harness) {
 		t.Fatalf("a started agent reads %d restarts, want 0", before.Restarts)
 	}
 	h.Kill(t, a.ID)
-	first := waitAgent(t, h.New(t), a.ID, restartWithin, "restarted", restarted(before))
+	first := waitAgent(t, h.New(t), a.ID, "restarted", restarted(before))
 	if first.Restarts != 1 {
 		t.Errorf("after one kill the agent reads %d restarts, want 1", first.Restarts)
 	}
 	h.Kill(t, a.ID)
-	second := waitAgent(t, rt, a.ID, restartWithin, "restarted again", restarted(first))
+	second := waitAgent(t, rt, a.ID, "restarted again", restarted(first))
 	if second.Restarts != 2 {
 		t.Errorf("after two kills the agent reads %d restarts, want 2", second.Restarts)
 	}
@@ -83,7 +83,7 @@ func testStoppedStaysDown(t *testing.T, h Harness) {
 	startHealthy(t, rt, a.ID)
 	before := getAgent(t, rt, a.ID)
 	h.Kill(t, a.ID)
-	waitAgent(t, rt, a.ID, restartWithin, "restarted", restarted(before))
+	waitAgent(t, rt, a.ID, "restarted", restarted(before))
 	if err := rt.Stop(ctx(t), a.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -120,5 +120,5 @@ func testSupervisorKilled(t *testing.T, h Harness) {
 	}
 	// Supervised again: a kill now restarts it.
 	h.Kill(t, a.ID)
-	waitAgent(t, fresh, a.ID, restartWithin, "restarted by its new supervisor", restarted(adopted))
+	waitAgent(t, fresh, a.ID, "restarted by its new supervisor", restarted(adopted))
 }

@@ -343,8 +343,8 @@ func (r *Runtime) abandonSpawn(op string, rec *record) {
 }
 
 // reap collects the child's exit status as soon as it exits, so no zombie
-// lingers while this process lives, and signals the exit.
-func (r *Runtime) reap(cmd *exec.Cmd) <-chan struct{} {
+// lingers while this process lives, and tells waitExit of the exit.
+func (r *Runtime) reap(cmd *exec.Cmd) {
 	done := make(chan struct{})
 	pid := cmd.Process.Pid
 	r.mu.Lock()
@@ -357,7 +357,6 @@ func (r *Runtime) reap(cmd *exec.Cmd) <-chan struct{} {
 		r.mu.Unlock()
 		close(done)
 	}()
-	return done
 }
 
 // watchStartup follows the agent's process file, which its supervisor

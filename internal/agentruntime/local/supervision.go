@@ -37,7 +37,8 @@ func (r *Runtime) supervisorCommand(ctx context.Context, rec *record, agent *exe
 		args = append(args, "--"+supDirFlag, agent.Dir)
 	}
 	args = append(append(args, "--", agent.Path), agent.Args[1:]...)
-	cmd := exec.Command(r.exe, args...)
+	// The supervisor must outlive ctx and this process: nothing may cancel it.
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), r.exe, args...)
 	cmd.Env = append(slices.Clone(agent.Env), envSupervisor+"=1")
 	cmd.Dir = r.dir.Path()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

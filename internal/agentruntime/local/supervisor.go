@@ -174,8 +174,8 @@ func (s *supervisor) run(ctx context.Context) error {
 // ignoreStop is err, unless ctx ended: a supervisor told to stop has
 // nothing to report of what the stop cut short.
 func ignoreStop(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
+	if err != nil && ctx.Err() != nil {
+		return nil //nolint:nilerr // the stop, not err, ended the supervision
 	}
 	return err
 }
@@ -231,7 +231,7 @@ func (s *supervisor) begin(ctx context.Context) (func(context.Context) (exit, bo
 	if err := s.rt.saveProcess(op, rec); err != nil {
 		return nil, err
 	}
-	cmd, logf, err := s.command()
+	cmd, logf, err := s.command(ctx)
 	if err == nil {
 		err = cmd.Start()
 		_ = logf.Close() // the child holds its own descriptor
@@ -276,12 +276,14 @@ func (s *supervisor) begin(ctx context.Context) (func(context.Context) (exit, bo
 // command is the agent's command: its environment is the supervisor's
 // but for the mark of a supervisor, and it leads a session of its own, as
 // the runtime starts agents, so that its process group is stopped as one.
-func (s *supervisor) command() (*exec.Cmd, *os.File, error) {
+func (s *supervisor) command(ctx context.Context) (*exec.Cmd, *os.File, error) {
 	logf, err := s.rt.dir.AppendFile(logFile(s.id))
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(s.argv[0], s.argv[1:]...)
+	// Nothing may cancel the agent: it outlives the supervisor's stop,
+	// which leaves it to whoever stops it.
+	cmd := exec.CommandContext(context.WithoutCancel(ctx), s.argv[0], s.argv[1:]...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, envSupervisor+"=") })
 	cmd.Dir = s.workDir
 	cmd.Stdout, cmd.Stderr = logf, logf
