@@ -100,7 +100,7 @@ func localBlock() schema.Block {
 					"`no` (never), `on-failure` (after a non-zero exit or a signal), `always` or `unless-stopped` (after any exit; " +
 					"the two are one here, as nothing restarts local agents after a reboot). A stop by Terraform is never undone. " +
 					fmt.Sprintf("Restarts wait %s, then twice as long each time, up to %s; after %d restarts in a row (none running %s) "+
-						"the agent is left stopped, and a refresh warns with its last log lines. ",
+						"the agent is left stopped, and a refresh warns with its last log lines. A change reaches a running agent at its next start. ",
 						local.DefaultBackoff.Initial, local.DefaultBackoff.Max, local.DefaultBackoff.Limit, local.DefaultBackoff.Stable) +
 					defaultIs(local.DefaultRestartPolicy),
 				Validators: []validator.String{stringvalidator.OneOf(local.RestartPolicies...)},
