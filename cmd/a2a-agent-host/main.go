@@ -11,10 +11,19 @@ import (
 	"os"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agenthost"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/local"
 )
 
 // version is set by the release build, to the provider's own: the provider
 // runs only a host of its release.
 var version = "dev"
 
-func main() { os.Exit(agenthost.Main(version, os.Args[1:])) }
+func main() {
+	// The local adapter runs each agent under a supervisor, this program
+	// re-run: it is of the provider's release, like the agents it runs.
+	if len(os.Args) > 1 && os.Args[1] == launch.SupervisorArg {
+		os.Exit(local.Supervise(os.Args[2:]))
+	}
+	os.Exit(agenthost.Main(version, os.Args[1:]))
+}

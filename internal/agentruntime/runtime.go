@@ -125,6 +125,14 @@ type Agent struct {
 	CardError error
 	// Degradation says what a degraded agent has lost, and why.
 	Degradation string
+	// Restarts counts the times the runtime (its supervisor, engine or
+	// kubelet) restarted the agent after it exited on its own, since it
+	// was last started.
+	Restarts int
+	// Failure says why an agent that is not running stays down although
+	// its restart policy restarts it: it reached the restart limit. It
+	// ends with the last lines of the agent's log.
+	Failure string
 	// Unclaimed marks an agent made by a create-only Provision that no
 	// one has claimed yet (see Claimer).
 	Unclaimed bool

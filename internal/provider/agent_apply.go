@@ -114,6 +114,9 @@ func (r *agentResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if err == nil && a.Health == agentruntime.HealthDegraded {
 		resp.Diagnostics.AddWarning("Agent "+id+" is degraded", fmt.Sprintf("Agent %q answers, but %s.", id, a.Degradation))
 	}
+	if err == nil && a.Failure != "" {
+		resp.Diagnostics.AddWarning("Agent "+id+" stays down: it reached its restart limit", fmt.Sprintf("Agent %q: %s", id, a.Failure))
+	}
 	if agentruntime.IsKind(err, agentruntime.KindDamaged) && !importing(state) {
 		// Forgetting the digest of what was provisioned makes the plan
 		// provision the agent again from its declared config, which mends

@@ -416,6 +416,11 @@ func planAgent(ctx context.Context, rt agentruntime.Runtime, prior, plan *agentM
 		}
 	}
 	plan.Health, plan.Instance = plannedProcess(prior, plan, change)
+	plan.RestartCount = types.Int64Unknown()
+	if prior != nil && plan.Health.Equal(prior.Health) && plan.Instance.Equal(prior.Instance) && !plan.Instance.IsUnknown() {
+		// Apply leaves its process alone, and so its count.
+		plan.RestartCount = prior.RestartCount
+	}
 	if (change.start || change.roll) && !change.provision && prior.Running.ValueBool() {
 		diags.Append(restartWarning(prior)...)
 	}

@@ -76,6 +76,7 @@ type agentModel struct {
 	ConfigSHA256   types.String   `tfsdk:"config_sha256"`
 	InjectedEnv    types.List     `tfsdk:"injected_env"`
 	Instance       types.String   `tfsdk:"instance"`
+	RestartCount   types.Int64    `tfsdk:"restart_count"`
 	Settings       types.Map      `tfsdk:"runtime_settings"`
 }
 
@@ -222,6 +223,12 @@ func (r *agentResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed:            true,
 				MarkdownDescription: "Process id (local adapter) or container id (container adapter) of the running agent; null when it is not running.",
 			},
+			"restart_count": schema.Int64Attribute{
+				Computed: true,
+				MarkdownDescription: "How many times the agent was restarted after it exited on its own: on `local` by its supervisor " +
+					"since Terraform last started it, on `container` and `kubernetes` as the engine and the cluster count them. " +
+					"A refresh reads the count of now, which changes no plan.",
+			},
 			"runtime_settings": schema.MapAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The provider block's settings that shape the agent's container or Kubernetes objects, by attribute " +
@@ -271,6 +278,7 @@ func (m *agentModel) setFromRuntime(a agentruntime.Agent) {
 	m.ConfigSHA256 = types.StringValue(a.ConfigSHA256)
 	m.InjectedEnv = stringList(a.InjectedEnv)
 	m.Instance = optionalString(a.Instance)
+	m.RestartCount = types.Int64Value(int64(a.Restarts))
 	m.Running = types.BoolValue(a.Running)
 	m.Health = types.StringValue(string(a.Health))
 	if len(a.Config) > 0 {
@@ -325,6 +333,9 @@ func (m *agentModel) forgetUnknowns() {
 	}
 	if m.Port.IsUnknown() {
 		m.Port = types.Int64Null()
+	}
+	if m.RestartCount.IsUnknown() {
+		m.RestartCount = types.Int64Null()
 	}
 	if m.InjectedEnv.IsUnknown() {
 		m.InjectedEnv = types.ListNull(types.StringType)

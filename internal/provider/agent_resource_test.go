@@ -188,9 +188,10 @@ func TestAccAgent_drift(t *testing.T) {
 				Check:  resource.ComposeAggregateTestCheckFunc(acc.recordPID(), rememberPID),
 			},
 			{
-				// The agent crashes: refresh reads it stopped, the plan
-				// starts it, and apply heals it.
+				// The agent crashes, its supervisor with it: refresh reads
+				// it stopped, the plan starts it, and apply heals it.
 				PreConfig: func() {
+					killSupervisorOf(t, pid)
 					if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 						t.Fatalf("kill agent %d: %v", pid, err)
 					}
@@ -238,6 +239,7 @@ func TestAccAgent_drift(t *testing.T) {
 			{
 				// The crash alone, refreshed and planned: the plan is not empty.
 				PreConfig: func() {
+					killSupervisorOf(t, pid)
 					if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 						t.Fatalf("kill agent %d: %v", pid, err)
 					}

@@ -106,7 +106,7 @@ func (r *agentResource) planMove(ctx context.Context, private privateGetter, pla
 	if !r.elsewhere(stored) {
 		return diags
 	}
-	plan.Instance = types.StringUnknown()
+	plan.Instance, plan.RestartCount = types.StringUnknown(), types.Int64Unknown()
 	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("instance"))
 	diags.AddWarning("Agent "+plan.ID.ValueString()+" moves to another runtime",
 		fmt.Sprintf("The agent was started by the %s runtime, and the provider block now selects the %s runtime. "+

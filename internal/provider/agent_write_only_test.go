@@ -156,9 +156,11 @@ func TestAccAgent_writeOnlyValues(t *testing.T) {
 				),
 			},
 			{
-				// The agent crashes; Terraform now holds other values, but
-				// the restart it plans uses those the agent was given.
+				// The agent crashes, its supervisor with it; Terraform now
+				// holds other values, but the restart it plans uses those
+				// the agent was given.
 				PreConfig: func() {
+					killSupervisorOf(t, pid)
 					if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 						t.Fatalf("kill agent %d: %v", pid, err)
 					}

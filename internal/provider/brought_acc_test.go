@@ -143,7 +143,8 @@ func TestAccBroughtAgent_localExec(t *testing.T) {
 	})
 }
 
-// killAgent SIGKILLs the agent process the last check recorded.
+// killAgent SIGKILLs the agent process the last check recorded, and its
+// supervisor first, so that it stays down.
 func (a *accTest) killAgent() {
 	a.t.Helper()
 	pids := a.seenPIDs()
@@ -151,6 +152,7 @@ func (a *accTest) killAgent() {
 		if processGone(pid) {
 			continue
 		}
+		killSupervisorOf(a.t, pid)
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			a.t.Fatalf("kill agent %d: %v", pid, err)
 		}

@@ -218,11 +218,11 @@ func (localAgents) found(w *crashWorld) map[string][]string { return w.processes
 
 // left waits a moment for the processes of a destroy to go.
 func (localAgents) left(w *crashWorld) []string {
-	for deadline := time.Now().Add(5 * time.Second); len(w.processes()) > 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(5 * time.Second); len(w.everything()) > 0 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	var left []string
-	for id, pids := range w.processes() {
+	for id, pids := range w.everything() {
 		left = append(left, fmt.Sprintf("agent %s runs as pids %v", id, pids))
 	}
 	return left
@@ -232,7 +232,7 @@ func (localAgents) remove(w *crashWorld) {
 	if _, err := os.Stat(filepath.Join(w.stateDir, ".id")); err != nil {
 		return
 	}
-	for _, pids := range w.processes() {
+	for _, pids := range w.everything() {
 		for _, pid := range pids {
 			if n, err := strconv.Atoi(pid); err == nil {
 				_ = syscall.Kill(-n, syscall.SIGKILL)
@@ -242,8 +242,17 @@ func (localAgents) remove(w *crashWorld) {
 }
 
 // processes returns the agent processes of the world's state dir, by the
-// identity they carry, as agent id → pids.
-func (w *crashWorld) processes() map[string][]string {
+// identity they carry, as agent id → pids; their supervisors, which carry
+// it too, are left out.
+func (w *crashWorld) processes() map[string][]string { return w.scan(false) }
+
+// everything returns every process of the world's agents, supervisors
+// included, as agent id → pids.
+func (w *crashWorld) everything() map[string][]string { return w.scan(true) }
+
+// scan returns the processes of the world's agents, with their
+// supervisors when supervisors is set, as agent id → pids.
+func (w *crashWorld) scan(supervisors bool) map[string][]string {
 	w.t.Helper()
 	data, err := os.ReadFile(filepath.Join(w.stateDir, ".id"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -255,7 +264,7 @@ func (w *crashWorld) processes() map[string][]string {
 	dirID := strings.TrimSpace(string(data))
 	out := map[string][]string{}
 	for _, p := range local.ScanProcesses() {
-		if p.StateDirID == dirID {
+		if p.StateDirID == dirID && (supervisors || !p.Supervisor) {
 			out[p.AgentID] = append(out[p.AgentID], strconv.Itoa(p.PID))
 		}
 	}

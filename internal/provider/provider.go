@@ -75,8 +75,10 @@ func (p *a2aProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *
 
 func localBlock() schema.Block {
 	return schema.SingleNestedBlock{
-		MarkdownDescription: "Runs each agent as a detached operating-system process, supervised through the state directory. " +
-			"This is the adapter used when the provider block has no adapter block. It is for your own agents: every agent runs " +
+		MarkdownDescription: "Runs each agent as a detached operating-system process under a supervisor of its own, which " +
+			"outlives Terraform and restarts the agent under `restart_policy` when it exits; both are recorded in the state directory. " +
+			"This is the adapter used when the provider block has no adapter block.\n\n  " +
+			"It is for your own agents: every agent runs " +
 			"as the user running Terraform and can read what that user can, the other agents' values in the state directory " +
 			"and the whole environment of a running `terraform` (`/proc/<pid>/environ`) included, whatever its allowlist says. " +
 			"Run agents you do not trust with `container` or `kubernetes`.",
@@ -92,6 +94,17 @@ func localBlock() schema.Block {
 				MarkdownDescription: "How long an agent may take to exit after SIGTERM before it is killed, as a duration such as `\"10s\"`. " +
 					defaultIs(local.DefaultStopGracePeriod.String()),
 				Validators: []validator.String{durationValidator()},
+			},
+			"restart_policy": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "When an agent's supervisor restarts it after it exits on its own, as on the `container` adapter: " +
+					"`no` (never), `on-failure` (after a non-zero exit or a signal), `always` or `unless-stopped` (after any exit; " +
+					"the two are one here, as nothing restarts local agents after a reboot). A stop by Terraform is never undone.\n\n  " +
+					fmt.Sprintf("Restarts wait %s, then twice as long each time, up to %s; after %d restarts in a row (none running %s) "+
+						"the agent is left stopped, and a refresh warns with its last log lines. A change reaches a running agent at its next start. ",
+						local.DefaultBackoff.Initial, local.DefaultBackoff.Max, local.DefaultBackoff.Limit, local.DefaultBackoff.Stable) +
+					defaultIs(local.DefaultRestartPolicy),
+				Validators: []validator.String{stringvalidator.OneOf(local.RestartPolicies...)},
 			},
 		},
 	}

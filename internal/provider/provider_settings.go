@@ -68,6 +68,7 @@ type kubeResourcesModel struct {
 type localModel struct {
 	Executable      types.String `tfsdk:"executable"`
 	StopGracePeriod types.String `tfsdk:"stop_grace_period"`
+	RestartPolicy   types.String `tfsdk:"restart_policy"`
 }
 
 type containerModel struct {
@@ -144,6 +145,9 @@ func (m providerModel) resolve(version string) (settings, diag.Diagnostics) {
 		}
 		if !unknown(block.AtName("stop_grace_period"), m.Local.StopGracePeriod) {
 			s.local.StopGracePeriod = parseDuration(m.Local.StopGracePeriod.ValueString())
+		}
+		if !unknown(block.AtName("restart_policy"), m.Local.RestartPolicy) {
+			s.local.RestartPolicy = m.Local.RestartPolicy.ValueString()
 		}
 	}
 	if s.local.Executable == "" {

@@ -20,6 +20,10 @@ func runContract(t *testing.T, opts Options) {
 		Config:  func(name string) []byte { return agentConfig(name) },
 		Brought: broughtConfig,
 		Durable: true,
+		// No Kill: the engine restarts a container under its restart
+		// policy, but what the tests can reach, `docker kill`, is a stop
+		// the engine never undoes, and the container's process lives in
+		// the engine's namespaces, which the tests' user may not signal.
 		Crash: func(t *testing.T, id string) {
 			// A kill from outside, then wait for the container to be dead.
 			name := (&Runtime{opts: opts}).containerName(id)

@@ -608,6 +608,8 @@ func (r *Runtime) agent(ctx context.Context, c *containertypes.InspectResponse) 
 		Settings:         settingsOf(labels),
 		WriteOnly:        splitList(labels[labelWriteOnly]),
 		WriteOnlyVersion: labels[labelWriteOnlyVersion],
+		// The engine counts the restarts its policy made.
+		Restarts: c.RestartCount,
 	}
 	if advertised, ok := envValue(c.Config.Env, agentconfig.AdvertisedURLVar); ok {
 		a.Endpoint = advertised

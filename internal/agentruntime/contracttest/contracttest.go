@@ -30,8 +30,23 @@ type Harness struct {
 	// (Recover adopts them); otherwise Recover must answer Ephemeral.
 	Durable bool
 	// Crash, if set, kills the agent out of band (as a crash would) and
-	// returns once the agent's process or container is dead.
+	// returns once the agent's process or container is dead; whatever
+	// would restart it (the local adapter's supervisor) dies with it, or,
+	// for an engine, does not restart what it was told to kill.
 	Crash func(t *testing.T, id string)
+	// Kill, if set, kills the agent's process alone out of band (kill -9),
+	// as a crash of the agent would, and returns once it is dead: what
+	// supervises it (the local adapter's supervisor, an engine, a kubelet)
+	// must restart it under the restart policy, counted in
+	// Agent.Restarts, which a start by the runtime sets back to zero. An
+	// adapter whose harness cannot kill the agent alone leaves it nil and
+	// documents why.
+	Kill func(t *testing.T, id string)
+	// KillSupervisor, if set, kills what supervises the agent (kill -9)
+	// but not the agent: the next runtime's Recover must adopt the agent
+	// as it runs, start no second copy, and supervise it again. Adapters
+	// whose supervisor is an engine or a cluster leave it nil.
+	KillSupervisor func(t *testing.T, id string)
 	// Unsupported, if set, checks what the adapter refuses as
 	// KindUnsupported (for instance a local agent naming an image).
 	Unsupported func(t *testing.T, rt agentruntime.Runtime)
@@ -98,6 +113,15 @@ func Run(t *testing.T, h Harness) {
 	}
 	if h.Crash != nil {
 		cases = append(cases, contractCase{"crash reads stopped", testCrash})
+	}
+	if h.Kill != nil {
+		cases = append(cases, []contractCase{
+			{"an agent killed restarts under its restart policy", testKilledRestarts},
+			{"a stopped agent stays down", testStoppedStaysDown},
+		}...)
+	}
+	if h.KillSupervisor != nil {
+		cases = append(cases, contractCase{"a supervisor killed leaves its agent adopted", testSupervisorKilled})
 	}
 	if !h.NoAgentOutput {
 		// Only an agent host shows in its card the values it received.

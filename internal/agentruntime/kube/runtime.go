@@ -858,6 +858,7 @@ func (r *Runtime) agent(ctx context.Context, d *appsv1.Deployment, cm *corev1.Co
 	a.CardURL = card.CardURLAt(a.Endpoint, paths[0])
 	// A config the Deployment does not record reads as none: Get says why.
 	a.Config, _ = provisionedConfig(d, cm)
+	a.Restarts = restarts(pods)
 	switch failed := failing(pods); {
 	case *d.Spec.Replicas > 0 && failed != nil:
 		// Pods that cannot run (their agent exits, their image is missing)
@@ -958,6 +959,18 @@ func agentStatus(p corev1.Pod) corev1.ContainerStatus {
 		}
 	}
 	return corev1.ContainerStatus{}
+}
+
+// restarts sums the kubelet's restarts of the agent's container over the
+// pods that are not on their way out.
+func restarts(pods []corev1.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil {
+			n += int(agentStatus(p).RestartCount)
+		}
+	}
+	return n
 }
 
 // instance names the agent's pods that are not on their way out, sorted.

@@ -25,6 +25,12 @@ const HostExecutable = "a2a-agent-host"
 // exit: what a provider asks of a host before it starts agents with it.
 const VersionArg = "version"
 
+// SupervisorArg, the host's first argument, makes it the supervisor of one
+// local agent rather than an agent: a small process that outlives the
+// provider, runs the agent and restarts it under its restart policy. The
+// local adapter alone passes it; its flags are the adapter's own business.
+const SupervisorArg = "supervise"
+
 // The agent host's flags, by name (without the leading dashes).
 const (
 	ConfigFlag        = "config"         // the config's file

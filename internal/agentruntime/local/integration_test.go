@@ -88,8 +88,8 @@ func wantHealth(t *testing.T, rt *Runtime, id string, want agentruntime.Health) 
 	}
 }
 
-// TestSupervisorRestart kills an agent behind the runtime's back and
-// checks that neither the runtime that started it nor a fresh one (a new
+// TestSupervisorRestart kills an agent and its supervisor behind the
+// runtime's back (so that nothing restarts it) and checks that neither the runtime that started it nor a fresh one (a new
 // provider process) takes it for healthy, and that a fresh runtime adopts
 // the agents that live.
 func TestSupervisorRestart(t *testing.T) {
@@ -98,6 +98,7 @@ func TestSupervisorRestart(t *testing.T) {
 	live := provisionAndStart(t, first, agentConfig("Survivor", ""))
 	dead := provisionAndStart(t, first, agentConfig("Casualty", ""))
 	never := provisionOnly(t, first, agentruntime.Spec{Config: agentConfig("Idle", "")})
+	killSupervisor(t, dir, dead.ID)
 	killAndWait(t, dead.Instance)
 
 	wantHealth(t, first, dead.ID, agentruntime.HealthStopped)

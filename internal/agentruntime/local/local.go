@@ -42,6 +42,9 @@ type Runtime struct {
 	// version is the release exe must be of; empty, it is not checked.
 	version string
 	grace   time.Duration
+	// policy and backoff say when and how agents' supervisors restart them.
+	policy  string
+	backoff Backoff
 	// writeOnly holds each agent's write-only values, for its every start.
 	writeOnly writeonly.Store
 
@@ -75,13 +78,20 @@ func New(opts Options) (*Runtime, error) {
 	if grace <= 0 {
 		grace = DefaultStopGracePeriod
 	}
+	policy := opts.RestartPolicy
+	if policy == "" {
+		policy = DefaultRestartPolicy
+	}
+	if err := CheckRestartPolicy(policy); err != nil {
+		return nil, fmt.Errorf("local runtime: %w", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), openWait)
 	defer cancel()
 	dirID, err := dir.ID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("local runtime: %w", err)
 	}
-	return &Runtime{dir: dir, dirID: dirID, exe: exe, version: opts.Version, grace: grace, writeOnly: writeonly.NewStore(dir, writeOnlyDir),
+	return &Runtime{dir: dir, dirID: dirID, exe: exe, version: opts.Version, grace: grace, policy: policy, backoff: opts.Backoff.withDefaults(), writeOnly: writeonly.NewStore(dir, writeOnlyDir),
 		exited: map[int]chan struct{}{}}, nil
 }
 
@@ -228,8 +238,9 @@ func (r *Runtime) Provision(ctx context.Context, spec agentruntime.Spec) (agentr
 	return r.view(ctx, rec, slices.Clone(spec.Config)), nil
 }
 
-// Start spawns the agent detached and watches it until its card answers,
-// it exits (a spawn failure pointing at its log), or the startup window ends.
+// Start spawns the agent's supervisor detached, which runs the agent, and
+// watches the agent until its card answers, it exits (a spawn failure
+// pointing at its log), or the startup window ends.
 func (r *Runtime) Start(ctx context.Context, id string) error {
 	const op = "start"
 	if _, err := r.load(op, id); err != nil {
@@ -239,79 +250,89 @@ func (r *Runtime) Start(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	rec, exited, err := r.spawnLocked(ctx, id)
+	err = r.spawnLocked(ctx, id)
 	lock.Unlock()
 	if err != nil {
 		return err
 	}
-	return r.watchStartup(ctx, rec, exited)
+	return r.watchStartup(ctx, id)
 }
 
-// spawnLocked starts the agent's process; the caller holds the agent's lock.
-func (r *Runtime) spawnLocked(ctx context.Context, id string) (*record, <-chan struct{}, error) {
+// spawnLocked starts the agent's supervisor; the caller holds the agent's
+// lock.
+func (r *Runtime) spawnLocked(ctx context.Context, id string) error {
 	const op = "start"
 	rec, err := r.load(op, id)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if _, err := r.adopt(op, rec); err != nil {
-		return nil, nil, err
+		return err
 	}
 	if rec.running() {
-		return nil, nil, agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "already running as pid %d", rec.PID)
+		// One left unsupervised (its supervisor was killed) is supervised
+		// again, by a supervisor that watches it rather than start another.
+		r.resupervise(ctx, op, rec)
+		return agentruntime.Errorf(agentruntime.KindAlreadyRunning, op, id, nil, "already running as pid %d", rec.PID)
+	}
+	// A supervisor waiting to restart the agent gives way to this start.
+	if err := r.unsupervise(ctx, op, rec); err != nil {
+		return err
 	}
 	raw, err := r.readConfig(rec)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if err := r.checkPortFree(ctx, rec); err != nil {
-		return nil, nil, err
+		return err
 	}
 	logf, err := r.dir.AppendFile(logFile(id))
 	if err != nil {
-		return nil, nil, agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "open log")
+		return agentruntime.Errorf(agentruntime.KindBackend, op, id, err, "open log")
 	}
 	defer func() { _ = logf.Close() }() // the child holds its own descriptor
-	cmd, err := r.agentCommand(ctx, rec, raw)
+	agent, err := r.agentCommand(ctx, rec, raw)
+	var cmd *exec.Cmd
+	if err == nil {
+		cmd, err = r.supervisorCommand(ctx, rec, agent)
+	}
 	if err != nil {
 		r.appendLog(id, "cannot start the agent: %v", err)
-		return nil, nil, agentruntime.Wrap(agentruntime.KindSpawnFailure, op, id, err)
+		return agentruntime.Wrap(agentruntime.KindSpawnFailure, op, id, err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Its own session: no terminal signal or provider exit reaches it, and
-	// its process group can be stopped as one.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	_, _ = fmt.Fprintf(logf, "%s local runtime: starting agent on port %d (config sha256 %s)\n",
-		time.Now().UTC().Format(time.RFC3339), rec.Port, rec.ConfigSHA256)
+	_, _ = fmt.Fprintf(logf, "%s local runtime: starting agent on port %d (config sha256 %s, restart policy %q)\n",
+		time.Now().UTC().Format(time.RFC3339), rec.Port, rec.ConfigSHA256, r.policy)
 	// The intent first: should this process die before it records the
-	// pid, the next one finds the agent by the identity it carries.
-	rec.process = process{Starting: true, ConfigSHA256: rec.ConfigSHA256}
+	// supervisor, the supervisor takes the intent as its own, and the
+	// next look finds the agent by the identity it carries.
+	rec.process = process{Starting: true, ConfigSHA256: rec.ConfigSHA256, BootID: bootID()}
 	if err := r.saveProcess(op, rec); err != nil {
-		return nil, nil, err
+		return err
 	}
 	crashpoint.Hit("local-start-intended")
 	if err := cmd.Start(); err != nil {
 		r.appendLog(id, "cannot run %s: %v", cmd.Path, err)
 		r.abandonSpawn(op, rec)
-		return nil, nil, agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", cmd.Path)
+		return agentruntime.Errorf(agentruntime.KindSpawnFailure, op, id, err, "run %s", cmd.Path)
 	}
 	crashpoint.Hit("local-start-spawned")
 	pid := cmd.Process.Pid
 	// Read before the reaper can collect it: until then the pid is ours.
 	start, statErr := startTimeOf(pid)
-	exited := r.reap(cmd)
+	r.reap(cmd)
 	if statErr != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		r.abandonSpawn(op, rec)
-		return nil, nil, agentruntime.Wrap(agentruntime.KindSpawnFailure, op, id, statErr)
+		return agentruntime.Wrap(agentruntime.KindSpawnFailure, op, id, statErr)
 	}
-	rec.process = process{PID: pid, StartTime: start, BootID: bootID(), ConfigSHA256: rec.ConfigSHA256}
+	rec.Supervisor = &pidStart{PID: pid, StartTime: start}
 	if err := r.saveProcess(op, rec); err != nil {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		return nil, nil, err
+		return err
 	}
 	crashpoint.Hit("local-start-recorded")
-	return rec, exited, nil
+	return nil
 }
 
 // abandonSpawn records, best effort, that a spawn it intended did not
@@ -322,8 +343,8 @@ func (r *Runtime) abandonSpawn(op string, rec *record) {
 }
 
 // reap collects the child's exit status as soon as it exits, so no zombie
-// lingers while this process lives, and signals the exit.
-func (r *Runtime) reap(cmd *exec.Cmd) <-chan struct{} {
+// lingers while this process lives, and tells waitExit of the exit.
+func (r *Runtime) reap(cmd *exec.Cmd) {
 	done := make(chan struct{})
 	pid := cmd.Process.Pid
 	r.mu.Lock()
@@ -336,17 +357,34 @@ func (r *Runtime) reap(cmd *exec.Cmd) <-chan struct{} {
 		r.mu.Unlock()
 		close(done)
 	}()
-	return done
 }
 
-func (r *Runtime) watchStartup(ctx context.Context, rec *record, exited <-chan struct{}) error {
+// watchStartup follows the agent's process file, which its supervisor
+// keeps, until the agent's card answers or the startup window ends. An
+// agent that exits first (or whose supervisor does) failed to start: it is
+// stopped, restarts and all, rather than left to a crash loop no one asked
+// for.
+func (r *Runtime) watchStartup(ctx context.Context, id string) error {
 	window := time.NewTimer(startupWindow)
 	defer window.Stop()
-	for !rec.probe(ctx).Healthy() {
+	for {
+		rec, err := r.load("start", id)
+		if err != nil {
+			return nil // removed meanwhile: whoever removed it reports
+		}
+		switch {
+		case rec.running():
+			if rec.probe(ctx).Healthy() {
+				return nil
+			}
+		case rec.Failed || rec.LastExit != "" || rec.Restarts > 0 || !rec.supervised():
+			stopping, cancel := context.WithTimeout(context.WithoutCancel(ctx), bookkeepingWait+r.grace)
+			_ = r.Stop(stopping, id)
+			cancel()
+			return agentruntime.Errorf(agentruntime.KindSpawnFailure, "start", id, nil,
+				"the agent exited right after starting; its output is in %s", r.dir.Join(logFile(id)))
+		}
 		select {
-		case <-exited:
-			return agentruntime.Errorf(agentruntime.KindSpawnFailure, "start", rec.ID, nil,
-				"the agent exited right after starting; its output is in %s", r.dir.Join(logFile(rec.ID)))
 		case <-window.C:
 			return nil
 		case <-ctx.Done():
@@ -354,7 +392,6 @@ func (r *Runtime) watchStartup(ctx context.Context, rec *record, exited <-chan s
 		case <-time.After(pollInterval):
 		}
 	}
-	return nil
 }
 
 // Stop sends SIGTERM to the agent's process group, and SIGKILL after the
@@ -365,6 +402,13 @@ func (r *Runtime) Stop(ctx context.Context, id string) error {
 	rec, err := r.load(op, id)
 	if err != nil {
 		return err
+	}
+	// The supervisor first, told before it is signalled, so that nothing
+	// restarts the agent once it is stopped.
+	if rec.supervised() {
+		if rec, err = r.unsuperviseNow(ctx, op, id); err != nil {
+			return err
+		}
 	}
 	pid, start := rec.PID, rec.StartTime
 	var cutShort error
@@ -439,7 +483,11 @@ func (r *Runtime) terminate(ctx context.Context, op, id string, pid int, start u
 // stopStrays stops every process of agent id the process table shows.
 func (r *Runtime) stopStrays(ctx context.Context, op, id string) error {
 	for _, p := range r.processesOf(id) {
-		r.appendLog(id, "stopping agent process (pid %d) that no process file names", p.PID)
+		what := "agent process"
+		if p.Supervisor {
+			what = "agent supervisor"
+		}
+		r.appendLog(id, "stopping %s (pid %d) that no process file names", what, p.PID)
 		if err := r.terminate(ctx, op, id, p.PID, p.StartTime); err != nil && !isCutShort(err) {
 			return err
 		}
@@ -516,6 +564,10 @@ func health(ctx context.Context, rec *record) (agentruntime.Health, agentruntime
 			return agentruntime.HealthHealthy, check
 		}
 		return agentruntime.HealthUnhealthy, check
+	case rec.supervised() && !rec.Stopping:
+		// Between two runs: its supervisor restarts it after a pause.
+		return agentruntime.HealthUnhealthy, agentruntime.CardCheck{Err: fmt.Errorf(
+			"the agent exited (%s) and its supervisor restarts it (%d restarts so far)", orUnknown(rec.LastExit), rec.Restarts)}
 	case rec.Started:
 		return agentruntime.HealthStopped, agentruntime.CardCheck{}
 	default:
@@ -552,13 +604,18 @@ func (r *Runtime) view(ctx context.Context, rec *record, raw []byte) agentruntim
 		ID: rec.ID, Name: rec.Name, Endpoint: rec.Endpoint, CardURL: rec.CardURL, Port: rec.Port,
 		ConfigSHA256: rec.ConfigSHA256, InjectedEnv: rec.InjectedEnv, Health: h,
 		EnvAllowlist: rec.EnvAllowlist, Card: check.Card, CardError: check.Err, Unclaimed: rec.Creation != nil,
-		WriteOnlyVersion: rec.WriteOnlyVersion,
+		WriteOnlyVersion: rec.WriteOnlyVersion, Restarts: rec.Restarts,
+	}
+	if rec.Failed && !rec.running() {
+		a.Failure = r.failure(ctx, rec)
 	}
 	// The config as provisioned, so that an imported agent reads back what
 	// was declared.
 	a.Config = raw
 	if a.Health == agentruntime.HealthHealthy || a.Health == agentruntime.HealthUnhealthy {
 		a.Running = true
+	}
+	if a.Running && rec.running() {
 		a.Instance = strconv.Itoa(rec.PID)
 		if started, ok := startedEnv(rec.PID); ok && len(rec.InjectedEnv) > 0 {
 			a.ChangedEnv = agentruntime.ChangedEnv(rec.InjectedEnv, started)
@@ -611,7 +668,7 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 		}
 	}
 	for _, p := range procs {
-		if p.StateDirID == r.dirID && !recorded[p.AgentID] {
+		if p.StateDirID == r.dirID && !recorded[p.AgentID] && !p.Supervisor {
 			out.Unmanaged = append(out.Unmanaged, agentruntime.Unmanaged{ID: p.AgentID, Instance: strconv.Itoa(p.PID),
 				Why: fmt.Sprintf("agent %q (pid %d) of state dir %s runs, but its record %s is missing or damaged: "+
 					"terraform apply of the agent stops it and creates it afresh, terraform destroy stops it",
@@ -629,7 +686,7 @@ func (r *Runtime) Recover(ctx context.Context) (agentruntime.Recovery, error) {
 // process file naming a dead process, or a spawn intent no process
 // followed, is cleared. It reports whether the agent runs.
 func (r *Runtime) recoverOne(ctx context.Context, op string, rec *record) (bool, error) {
-	if rec.running() {
+	if rec.running() && (rec.supervised() || rec.Stopping) {
 		return true, nil
 	}
 	lock, err := r.lockAgent(ctx, op, rec.ID)
@@ -645,9 +702,15 @@ func (r *Runtime) recoverOne(ctx context.Context, op string, rec *record) (bool,
 	case err != nil:
 		return false, err
 	case adopted || rec.running():
+		// Its supervisor was killed, or it predates supervision: a new
+		// supervisor adopts it, and it is never started a second time.
+		r.resupervise(ctx, op, rec)
 		return true, nil
+	case rec.supervised():
+		return true, nil // between two runs: its supervisor restarts it
 	case rec.PID != 0 || rec.Starting:
-		rec.process = process{}
+		// Why it stays down is kept: a failed agent reads failed.
+		rec.process = rec.outcome()
 		return false, r.saveProcess(op, rec)
 	}
 	return false, nil
@@ -725,6 +788,9 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 		}
 	}
 	if err := r.removeTemps(op, id); err != nil {
+		return err
+	}
+	if err := r.removeSupervisorLock(ctx, op, id); err != nil {
 		return err
 	}
 	return r.removeLock(op, id, lock)

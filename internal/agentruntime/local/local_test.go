@@ -23,12 +23,12 @@ func TestContract(t *testing.T) {
 		Brought: broughtConfig,
 		Durable: true,
 		Crash: func(t *testing.T, id string) {
-			a, err := newRuntime(t, stateDir).Get(context.Background(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			killAndWait(t, a.Instance)
+			// The supervisor first, or it would restart the agent.
+			killSupervisor(t, stateDir, id)
+			killAgent(t, stateDir, id)
 		},
+		Kill:           func(t *testing.T, id string) { killAgent(t, stateDir, id) },
+		KillSupervisor: func(t *testing.T, id string) { killSupervisor(t, stateDir, id) },
 		Unsupported: func(t *testing.T, rt agentruntime.Runtime) {
 			spec := agentruntime.Spec{Config: agentConfig("With Image", "[runtime]\nimage = \"example/agent:1\"\n")}
 			for op, call := range map[string]func() error{
@@ -51,6 +51,7 @@ func newRuntime(t *testing.T, stateDir string) *Runtime {
 	t.Helper()
 	opts := testOptions(t, statedirtest.Open(t, stateDir))
 	opts.StopGracePeriod = 5 * time.Second
+	opts.Backoff = testBackoff
 	rt, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -76,4 +77,32 @@ func killAndWait(t *testing.T, instance string) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// testBackoff restarts agents soon, so that tests of restarts are quick.
+var testBackoff = Backoff{Initial: 100 * time.Millisecond, Max: time.Second, Limit: 5, Stable: time.Hour}
+
+// killAgent SIGKILLs the running agent id of the state dir, as a crash
+// would, and returns once it is dead.
+func killAgent(t *testing.T, stateDir, id string) {
+	t.Helper()
+	a, err := newRuntime(t, stateDir).Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killAndWait(t, a.Instance)
+}
+
+// killSupervisor SIGKILLs the supervisor of agent id of the state dir and
+// returns once it is dead.
+func killSupervisor(t *testing.T, stateDir, id string) {
+	t.Helper()
+	rec, err := newRuntime(t, stateDir).load("test", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.supervised() {
+		t.Fatalf("agent %s has no supervisor running: %+v", id, rec.process)
+	}
+	killAndWait(t, strconv.Itoa(rec.Supervisor.PID))
 }

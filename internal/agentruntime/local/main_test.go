@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/launch"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime/statedir"
 	"github.com/a2a-terraform/terraform-provider-a2a/internal/testsupport/hostbuild"
 )
@@ -45,6 +46,11 @@ const (
 // Agents run the agent host built for the tests (hostbuild), which goes
 // once they have run.
 func TestMain(m *testing.M) {
+	// A test that runs this binary as the agent host runs it as the
+	// agent's supervisor too, with the agent's environment and so its role.
+	if len(os.Args) > 1 && os.Args[1] == launch.SupervisorArg {
+		os.Exit(Supervise(os.Args[2:]))
+	}
 	if os.Getenv(roleEnv) == roleStubborn {
 		signal.Ignore(syscall.SIGTERM)
 		for {

@@ -1,7 +1,8 @@
 // Package local is the runtime adapter that runs agents as detached OS
 // processes: `a2a-agent-host --config <file>`, each in its own session,
-// recorded durably in the state dir so that later provider processes find
-// them again.
+// under a supervisor of its own (see supervisor.go) that restarts it when
+// it exits, recorded durably in the state dir so that later provider
+// processes find them again.
 //
 // It needs Linux: a recycled pid is told from the agent that had it by the
 // process start time in /proc, and other systems do not offer that there.
@@ -27,7 +28,16 @@
 //	                                       create is refused as existing
 //	process file "starting" (spawn         recovery adopts the process the table shows, or clears
 //	  intended, pid not recorded)          the intent when none runs
-//	process file naming a dead pid         recovery clears it: the agent is stopped
+//	process file naming a dead pid         recovery clears it: the agent is stopped (keeping
+//	                                       its restarts, last exit and whether it failed)
+//	live supervisor, dead agent (between   the supervisor restarts it; it reads unhealthy
+//	  restarts)                            meanwhile, and a start replaces the supervisor
+//	live agent, dead supervisor (killed)   recovery and start give it a new supervisor that
+//	                                       watches it; the supervisor lock keeps it to one
+//	process file "stopping" (stop cut)     no supervisor restarts the agent; the next stop
+//	                                       or start completes
+//	process file "failed" (restart limit)  reads stopped with why and its log tail, until the
+//	                                       next start
 //	process runs a config older than       it reads unhealthy, so the next apply restarts it
 //	  the record's (restart cut)
 //	process of this state dir, no record   stopped before the agent is created again, and by
@@ -69,4 +79,11 @@ type Options struct {
 	Version string
 	// StopGracePeriod is the wait between SIGTERM and SIGKILL; default 10s.
 	StopGracePeriod time.Duration
+	// RestartPolicy says when an agent's supervisor restarts it after it
+	// exits on its own: one of RestartPolicies; default
+	// DefaultRestartPolicy.
+	RestartPolicy string
+	// Backoff paces and bounds those restarts; unset fields take
+	// DefaultBackoff's.
+	Backoff Backoff
 }

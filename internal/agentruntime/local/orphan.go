@@ -83,7 +83,8 @@ func (r *Runtime) lostAgents(procs []Process, id string) []agentruntime.Unmanage
 	var out []agentruntime.Unmanaged
 	here := pathDigest(r.dir.Path())
 	for _, p := range procs {
-		if (id != "" && p.AgentID != id) || p.StateDirID == r.dirID {
+		// A supervisor goes with its agent, which is named on its own.
+		if (id != "" && p.AgentID != id) || p.StateDirID == r.dirID || p.Supervisor {
 			continue
 		}
 		var why string

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 )
@@ -25,6 +26,10 @@ const (
 	envStateDirID     = "A2A_AGENT_STATE_DIR_ID"
 	envAgentID        = "A2A_AGENT_ID"
 	envConfigSHA      = "A2A_AGENT_CONFIG_SHA256"
+	// envSupervisor marks an agent's supervisor, which carries its agent's
+	// identity too, so that the table shows it beside its agent; the
+	// supervisor gives the agent its environment without it.
+	envSupervisor = "A2A_AGENT_SUPERVISOR"
 )
 
 // Process is an agent process found in the process table, by the identity
@@ -39,6 +44,8 @@ type Process struct {
 	StateDirID     string
 	AgentID        string
 	ConfigSHA      string
+	// Supervisor marks the agent's supervisor rather than the agent.
+	Supervisor bool
 }
 
 // identityEnv is the identity an agent process of this runtime carries;
@@ -165,6 +172,8 @@ func agentProc(pid int, env []byte) (Process, bool) {
 			p.AgentID = string(v)
 		case envConfigSHA:
 			p.ConfigSHA = string(v)
+		case envSupervisor:
+			p.Supervisor = len(v) > 0
 		}
 	}
 	return p, p.AgentID != "" && p.StateDirID != ""
@@ -176,7 +185,9 @@ func (r *Runtime) processesOf(id string) []Process {
 	return r.ofThisDir(processesNamed(id))
 }
 
-// ofThisDir keeps the processes of procs that belong to this state dir.
+// ofThisDir keeps the processes of procs that belong to this state dir,
+// supervisors first: whoever stops them in this order stops each agent's
+// supervisor before the agent, so that nothing restarts what it stops.
 func (r *Runtime) ofThisDir(procs []Process) []Process {
 	var out []Process
 	for _, p := range procs {
@@ -184,7 +195,21 @@ func (r *Runtime) ofThisDir(procs []Process) []Process {
 			out = append(out, p)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Process) int {
+		switch {
+		case a.Supervisor == b.Supervisor:
+			return 0
+		case a.Supervisor:
+			return -1
+		}
+		return 1
+	})
 	return out
+}
+
+// agentsOnly leaves the supervisors out of procs.
+func agentsOnly(procs []Process) []Process {
+	return slices.DeleteFunc(slices.Clone(procs), func(p Process) bool { return p.Supervisor })
 }
 
 // adopt gives rec the process the process table shows running it, when
@@ -195,8 +220,9 @@ func (r *Runtime) adopt(op string, rec *record) (bool, error) {
 	if rec.running() {
 		return false, nil
 	}
-	for _, p := range r.processesOf(rec.ID) {
-		rec.process = process{PID: p.PID, StartTime: p.StartTime, BootID: bootID(), ConfigSHA256: p.ConfigSHA}
+	for _, p := range agentsOnly(r.processesOf(rec.ID)) {
+		rec.process = process{PID: p.PID, StartTime: p.StartTime, BootID: bootID(), ConfigSHA256: p.ConfigSHA,
+			Supervisor: rec.Supervisor, Restarts: rec.Restarts}
 		return true, r.saveProcess(op, rec)
 	}
 	return false, nil

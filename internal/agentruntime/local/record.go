@@ -87,6 +87,38 @@ type process struct {
 	Starting bool `json:"starting,omitempty"`
 	// ConfigSHA256 is the digest of the config the process runs.
 	ConfigSHA256 string `json:"config_sha256,omitempty"`
+	// Supervisor is the process that restarts the agent when it exits
+	// (see supervisor.go); nil for an agent started before there was one.
+	Supervisor *pidStart `json:"supervisor,omitempty"`
+	// Stopping is the intent a stop writes before it signals anything: a
+	// supervisor that finds it restarts nothing and exits.
+	Stopping bool `json:"stopping,omitempty"`
+	// Restarts counts the supervisor's restarts since the agent was
+	// last started by the runtime.
+	Restarts int `json:"restarts,omitempty"`
+	// LastExit says how the agent's process last ended, when it ended on
+	// its own.
+	LastExit string `json:"last_exit,omitempty"`
+	// Failed marks an agent its supervisor gave up on: it exited again
+	// after as many restarts in a row as the limit allows.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// pidStart names one process for the life of the machine.
+type pidStart struct {
+	PID       int    `json:"pid"`
+	StartTime uint64 `json:"start_time"`
+}
+
+// supervised reports whether p's supervisor still runs.
+func (p process) supervised() bool {
+	return p.Supervisor != nil && p.BootID == bootID() && alive(p.Supervisor.PID, p.Supervisor.StartTime)
+}
+
+// outcome is what a process file keeps of the agent's past runs once its
+// process is known to be gone: enough to tell why it stays down.
+func (p process) outcome() process {
+	return process{Restarts: p.Restarts, LastExit: p.LastExit, Failed: p.Failed}
 }
 
 // thisProcess is the provider process itself, as a creator.
@@ -104,6 +136,10 @@ func recordFile(id string) string  { return path.Join(recordDir, id+".json") }
 func processFile(id string) string { return path.Join(recordDir, id+".process") }
 func configFile(id string) string  { return path.Join(configDir, id+".toml") }
 func logFile(id string) string     { return path.Join(logDir, id+".log") }
+
+// supervisorLockKey names the lock an agent's supervisor holds for its
+// whole life, so that no two ever supervise, and so run, one agent.
+func supervisorLockKey(id string) string { return "supervisor-" + id }
 
 // running reports whether the recorded process is alive.
 func (rec *record) running() bool {

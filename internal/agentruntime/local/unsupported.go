@@ -14,3 +14,6 @@ func New(Options) (*Runtime, error) {
 	return nil, agentruntime.Unsupported("configure provider", "",
 		"the local adapter runs on Linux only; use a container {} block in the provider to run agents on a Docker or Podman engine")
 }
+
+// Supervise refuses: there are no local agents to supervise here.
+func Supervise([]string) int { return 2 }
