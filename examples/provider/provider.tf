@@ -6,9 +6,13 @@
 
 # Agents run as local processes unless an adapter block says otherwise. The
 # runtime state lives in $XDG_STATE_HOME/terraform-provider-a2a by default.
+# Each agent's supervisor restarts it when it exits on its own (here only
+# after a failure, not after a clean exit); an agent's restart_count says
+# how often it has.
 provider "a2a" {
   local {
     stop_grace_period = "10s"
+    restart_policy    = "on-failure"
   }
 }
 

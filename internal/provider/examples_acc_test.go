@@ -78,6 +78,8 @@ func TestAccExamples(t *testing.T) {
 		"functions/agent_id":          {check: agentIDsSpelled},
 		"actions/a2a_message":         {needs: greeterToken, check: messageAnswered},
 		"actions/a2a_agent_restart":   {needs: greeterToken, check: greeterRestarted},
+		"jwt-auth":                    {check: jwtCallersOnly},
+		"telemetry":                   {needs: metricsPort, check: metricsScraped},
 	}
 	for _, dir := range exampleDirs(t) {
 		_, here := examples[dir]
