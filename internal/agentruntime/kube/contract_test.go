@@ -15,13 +15,11 @@ import (
 
 func TestContract(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
-	// No Kill: the kubelet restarts a killed agent container, but the
-	// tests reach the cluster through its API server alone, which can
-	// delete a pod (replaced, not restarted) but not kill a process in it.
 	contracttest.Run(t, contracttest.Harness{
 		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, opts) },
 		Config:  func(name string) []byte { return agentConfig(name) },
 		Durable: true,
+		Kill:    killAgentContainer(opts),
 		FetchCard: func(ctx context.Context, a agentruntime.Agent) ([]byte, error) {
 			return fetchCard(ctx, newRuntime(t, opts), a)
 		},
