@@ -80,16 +80,7 @@ func TestPrometheusAloneSendsNothing(t *testing.T) {
 	if len(calls) != 1 || calls[0].GetCounter().GetValue() != 1 {
 		t.Errorf("a2a_server_calls_total: %v, want one call", calls)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	if err := h.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.requests != 0 {
-		t.Errorf("the collector got %d exports from a host with only metrics_listen", c.requests)
-	}
+	shutdownUnheard(t, h, c, "a host with only metrics_listen")
 	// Stopped with the host: nothing listens there any more.
 	var d net.Dialer
 	conn, err := d.DialContext(ctxFor(t), "tcp", addr)

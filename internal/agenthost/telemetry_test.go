@@ -502,6 +502,13 @@ func TestTelemetryIsOffByDefault(t *testing.T) {
 	if res := postRPC(t, h.Endpoint(), "SendMessage", sendParams("hello"), http.Header{"Traceparent": {traceparent("6af7651916cd43dd8448eb211c80319c", "a7ad6b7169203331")}}); res.status != http.StatusOK {
 		t.Fatalf("SendMessage: %s", res)
 	}
+	shutdownUnheard(t, h, c, "a host without [telemetry]")
+}
+
+// shutdownUnheard stops the host, flushing whatever it would send, and
+// checks that the collector got no export from it.
+func shutdownUnheard(t *testing.T, h *Host, c *collector, host string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if err := h.Shutdown(ctx); err != nil {
@@ -510,7 +517,7 @@ func TestTelemetryIsOffByDefault(t *testing.T) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.requests != 0 {
-		t.Errorf("the collector got %d exports from a host without [telemetry]", c.requests)
+		t.Errorf("the collector got %d exports from %s", c.requests, host)
 	}
 }
 

@@ -169,15 +169,21 @@ func (a *accTest) checkOnlyAgents(ids ...string) resource.TestCheckFunc {
 	}
 }
 
+// rememberInstancePID reads a local agent's process id from its instance
+// into pid, for a later step to kill.
+func rememberInstancePID(pid *int) resource.TestCheckFunc {
+	return resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
+		var err error
+		*pid, err = strconv.Atoi(v)
+		return err
+	})
+}
+
 func TestAccAgent_drift(t *testing.T) {
 	acc := newAccTest(t)
 	config := acc.agent(echoConfig("Acc Drift", "drifting"))
 	var pid int
-	rememberPID := resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
-		var err error
-		pid, err = strconv.Atoi(v)
-		return err
-	})
+	rememberPID := rememberInstancePID(&pid)
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -49,11 +49,7 @@ func TestAccAgent_supervisedRestart(t *testing.T) {
 	acc := newAccTest(t)
 	config := acc.agent(echoConfig("Acc Supervised", "supervised"))
 	var pid int
-	rememberPID := resource.TestCheckResourceAttrWith(agentAddr, "instance", func(v string) error {
-		var err error
-		pid, err = strconv.Atoi(v)
-		return err
-	})
+	rememberPID := rememberInstancePID(&pid)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             acc.checkNothingLeft,

@@ -19,12 +19,20 @@ func TestContract(t *testing.T) {
 // runContract puts runtimes built from opts through the shared suite; the
 // transports (unix socket, TLS, ssh) differ only in opts.
 func runContract(t *testing.T, opts Options) {
+	kill := killAgentProcess(opts)
+	if kill == nil {
+		// CI runs beside its engine, as root: there the case must run.
+		if requireEngine {
+			t.Fatal("A2A_REQUIRE_ENGINE=1 but the tests cannot kill the engine's processes (they run as root beside a local engine): the case of a killed agent would not run")
+		}
+		t.Log("leaves out the case of a killed agent: the engine's processes are not this user's to kill")
+	}
 	contracttest.Run(t, contracttest.Harness{
 		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, opts) },
 		Config:  func(name string) []byte { return agentConfig(name) },
 		Brought: broughtConfig,
 		Durable: true,
-		Kill:    killAgentProcess(opts),
+		Kill:    kill,
 		Crash: func(t *testing.T, id string) {
 			// A kill from outside, then wait for the container to be dead.
 			name := (&Runtime{opts: opts}).containerName(id)

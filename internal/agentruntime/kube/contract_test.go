@@ -15,11 +15,20 @@ import (
 
 func TestContract(t *testing.T) {
 	opts := testOptions(t, newNamespace(t))
+	kill := killAgentContainer(opts)
+	if kill == nil {
+		// make test-kube runs the cluster on this machine, as root: there
+		// the case must run.
+		if requireKube {
+			t.Fatal("A2A_REQUIRE_KUBE=1 but the tests cannot kill the agents' containers (they run as root, with the cluster script of make test-kube): the case of a killed agent would not run")
+		}
+		t.Log("leaves out the case of a killed agent: the cluster's containers are not this machine's processes to kill")
+	}
 	contracttest.Run(t, contracttest.Harness{
 		New:     func(t *testing.T) agentruntime.Runtime { return newRuntime(t, opts) },
 		Config:  func(name string) []byte { return agentConfig(name) },
 		Durable: true,
-		Kill:    killAgentContainer(opts),
+		Kill:    kill,
 		FetchCard: func(ctx context.Context, a agentruntime.Agent) ([]byte, error) {
 			return fetchCard(ctx, newRuntime(t, opts), a)
 		},
