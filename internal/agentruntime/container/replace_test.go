@@ -111,6 +111,42 @@ func TestRestartLoopFailsStart(t *testing.T) {
 	}
 }
 
+// TestStopEndsRestartLoop checks that a stop of an agent its engine keeps
+// restarting leaves it down for good: no restart comes after the stop,
+// though the program exits at once, before most stops can land (Podman
+// restarts such a program even after a stop that found it exited).
+func TestStopEndsRestartLoop(t *testing.T) {
+	rt := newRuntime(t, testOptions(t, newScope(t)))
+	ctx := testContext(t)
+	// The SDK's tool, told to serve without saying what, exits at once.
+	a, err := rt.Provision(ctx, agentruntime.Spec{Config: broughtConfig(t, "Stopped Loop", []string{"--transport", "jsonrpc"}, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Start(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Stopped as it exits the first time, when its restart is under way.
+	for inspectAgent(t, rt, a.ID).Container.State.Running {
+		if ctx.Err() != nil {
+			t.Fatal("the agent that exits at once runs on")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := rt.Stop(ctx, a.ID); err != nil {
+		t.Fatalf("Stop of an agent in a restart loop: %v", err)
+	}
+	stopped := inspectAgent(t, rt, a.ID).Container
+	// Longer than the engine takes to restart it, many times over.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		c := inspectAgent(t, rt, a.ID).Container
+		if c.State.Running || c.State.StartedAt != stopped.State.StartedAt || c.RestartCount != stopped.RestartCount {
+			t.Fatalf("after Stop the engine restarted the agent: restarts %d then %d, started %s then %s",
+				stopped.RestartCount, c.RestartCount, stopped.State.StartedAt, c.State.StartedAt)
+		}
+	}
+}
+
 // TestReplaceRefusedKeepsAgent checks that a change whose new container the
 // engine refuses to create leaves the running agent as it was.
 func TestReplaceRefusedKeepsAgent(t *testing.T) {

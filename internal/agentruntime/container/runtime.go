@@ -523,7 +523,8 @@ func (r *Runtime) Deprovision(ctx context.Context, id string) error {
 	defer lock.Unlock()
 	// A container of another's under the agent's name is not stopped, and
 	// not removed: only those labelled as the agent's go.
-	if err := r.stop(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) && !agentruntime.IsKind(err, agentruntime.KindConflict) {
+	if err := r.stop(ctx, op, id); err != nil && !agentruntime.IsKind(err, agentruntime.KindNotFound) && !agentruntime.IsKind(err, agentruntime.KindConflict) &&
+		!errors.Is(err, errKeepsRestarting) {
 		return err
 	}
 	// By label, so that a container renamed aside by a replace that was cut

@@ -2,10 +2,13 @@ package container
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	containertypes "github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+
+	"github.com/a2a-terraform/terraform-provider-a2a/internal/agentruntime"
 )
 
 // stopContainer stops the agent's container named or numbered container
@@ -18,20 +21,33 @@ func (r *Runtime) stopContainer(ctx context.Context, op, id, container string) e
 	// fine: the stop below is what reports real failures.
 	_, _ = r.cli.ContainerKill(ctx, container, client.ContainerKillOptions{Signal: "SIGCONT"})
 	// Podman may restart a program that exited on its own after a stop that
-	// found it exited, its restart already under way: such a container is
-	// watched a moment longer, and the stop is repeated, a bounded number
-	// of times, until the container stays down.
+	// found it exited, its restart already under way; and in Podman 4.3 a
+	// stop of an exited container does not even keep its restart policy
+	// from restarting it again (podman#18259), so a program that exits at once
+	// restarts until a stop lands while it runs. Such a container is
+	// watched after each stop, and stopped again at each restart seen,
+	// until it stays down.
 	watch := r.mayBeRestarting(ctx, container)
-	for range stopAttempts {
+	giveUp := time.Now().Add(restartFight)
+	for {
 		if _, err := r.cli.ContainerStop(ctx, container, client.ContainerStopOptions{Timeout: &grace}); err != nil {
 			return r.engineError(op, id, err)
 		}
 		if r.staysDown(ctx, container, watch) {
 			return nil
 		}
+		watch = true
+		if time.Now().After(giveUp) || ctx.Err() != nil {
+			return agentruntime.Errorf(agentruntime.KindBackend, op, id, errKeepsRestarting,
+				"the engine at %s restarted the agent's container %s after every stop for %s, under its restart policy: "+
+					"stop it on the engine (docker stop or podman stop), then apply or destroy again", r.engine.Host, shortID(container), restartFight)
+		}
 	}
-	return nil
 }
+
+// errKeepsRestarting marks a stop that its engine's restarts outlasted; a
+// removal, which kills the container, still goes through.
+var errKeepsRestarting = errors.New("the engine keeps restarting the container")
 
 // restartSettle is how long a container that exited on its own is
 // watched after a stop for a restart its engine had under way. Podman
@@ -39,22 +55,34 @@ func (r *Runtime) stopContainer(ctx context.Context, op, id, container string) e
 // hold back for seconds.
 const restartSettle = 5 * time.Second
 
+// restartFight bounds how long a stop goes on stopping a container its
+// engine keeps restarting.
+const restartFight = time.Minute
+
+// restartLook paces the looks at a watched container: a program that
+// exits at once runs for milliseconds, and a stop must land while it runs.
+const restartLook = 20 * time.Millisecond
+
 // staysDown reports whether the stopped container is down and, when
-// watch asks, stays down for restartSettle.
+// watch asks, stays down for restartSettle: neither its state nor its
+// start time, which a restart that came and went between two looks
+// changes, shows a restart.
 func (r *Runtime) staysDown(ctx context.Context, container string, watch bool) bool {
+	first, up := r.look(ctx, container)
+	if up {
+		return false
+	}
 	deadline := time.Now().Add(restartSettle)
-	for {
-		if r.stillUp(ctx, container) {
-			return false
-		}
-		if !watch || time.Now().After(deadline) || ctx.Err() != nil {
-			return true
-		}
+	for watch && time.Now().Before(deadline) && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(restartLook):
+		}
+		if now, up := r.look(ctx, container); up || now != first {
+			return false
 		}
 	}
+	return true
 }
 
 // mayBeRestarting reports whether the engine may have a restart of the
@@ -82,13 +110,20 @@ func (r *Runtime) mayBeRestarting(ctx context.Context, container string) bool {
 	return perr == nil && time.Since(finished) < 2*restartSettle
 }
 
-// stillUp reports whether the engine has the container running or
-// restarting; one it cannot find is down.
-func (r *Runtime) stillUp(ctx context.Context, container string) bool {
-	res, err := r.cli.ContainerInspect(ctx, container, client.ContainerInspectOptions{})
-	st := res.Container.State
-	return err == nil && st != nil && (st.Running || st.Restarting)
+// run is one run of a container: when it started, and its engine's count
+// of restarts.
+type run struct {
+	started  string
+	restarts int
 }
 
-// stopAttempts bounds the stops of a container an engine keeps restarting.
-const stopAttempts = 3
+// look returns the container's run and whether the engine has it running
+// or restarting; one it cannot find is down.
+func (r *Runtime) look(ctx context.Context, container string) (run, bool) {
+	res, err := r.cli.ContainerInspect(ctx, container, client.ContainerInspectOptions{})
+	st := res.Container.State
+	if err != nil || st == nil {
+		return run{}, false
+	}
+	return run{started: st.StartedAt, restarts: res.Container.RestartCount}, st.Running || st.Restarting
+}
