@@ -690,25 +690,44 @@ func TestDeprovisionLeavesNothing(t *testing.T) {
 }
 
 // TestGetSweepsLockOfAgentGone: a deprovision cut short after it removed
-// the record but before the lock file went leaves only that file, and a
-// refresh then finds the agent gone and drops it from state, so no delete
-// runs again. The Get that finds it gone removes the file.
+// the record but before its lock files went leaves only those files, and
+// a refresh then finds the agent gone and drops it from state, so no
+// delete runs again. The Get that finds it gone removes them: the agent's
+// lock, and its supervisor's, which the deprovision takes to remove.
 func TestGetSweepsLockOfAgentGone(t *testing.T) {
-	dir := t.TempDir()
-	rt := newRuntime(t, dir)
-	a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Cut Short", "")})
-	for _, f := range []string{processFile(a.ID), configFile(a.ID), logFile(a.ID), recordFile(a.ID)} {
-		if err := rt.dir.Remove(f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if left, err := statedirtest.Leftovers(dir); err != nil || len(left) != 1 {
-		t.Fatalf("after the cut-short deprovision the state dir holds %v (%v), want the agent's lock file alone", left, err)
-	}
-	if _, err := rt.Get(bg, a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
-		t.Fatalf("Get = %v, want not found", err)
-	}
-	if left, err := statedirtest.Leftovers(dir); err != nil || len(left) > 0 {
-		t.Errorf("after Get found the agent gone the state dir holds %v (%v), want nothing", left, err)
+	for _, tc := range []struct {
+		name string
+		keys func(id string) []string
+	}{
+		{"agent lock", func(string) []string { return nil }},
+		{"agent and supervisor locks", func(id string) []string { return []string{supervisorLockKey(id)} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rt := newRuntime(t, dir)
+			a := provisionOnly(t, rt, agentruntime.Spec{Config: agentConfig("Cut Short", "")})
+			for _, key := range tc.keys(a.ID) {
+				lock, err := rt.dir.LockKey(bg, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lock.Unlock()
+			}
+			for _, f := range []string{processFile(a.ID), configFile(a.ID), logFile(a.ID), recordFile(a.ID)} {
+				if err := rt.dir.Remove(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := 1 + len(tc.keys(a.ID))
+			if left, err := statedirtest.Leftovers(dir); err != nil || len(left) != want {
+				t.Fatalf("after the cut-short deprovision the state dir holds %v (%v), want the %d lock files alone", left, err, want)
+			}
+			if _, err := rt.Get(bg, a.ID); !agentruntime.IsKind(err, agentruntime.KindNotFound) {
+				t.Fatalf("Get = %v, want not found", err)
+			}
+			if left, err := statedirtest.Leftovers(dir); err != nil || len(left) > 0 {
+				t.Errorf("after Get found the agent gone the state dir holds %v (%v), want nothing", left, err)
+			}
+		})
 	}
 }

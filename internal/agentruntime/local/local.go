@@ -581,8 +581,10 @@ func (r *Runtime) Get(ctx context.Context, id string) (agentruntime.Agent, error
 	rec, err := r.load("get", id)
 	if agentruntime.IsKind(err, agentruntime.KindNotFound) && agentconfig.Slug(id) == id {
 		// A deprovision cut short after it removed the record, but before
-		// its lock file went, leaves that file with nothing to track it:
-		// the next look that finds the agent gone sweeps it.
+		// its lock files went, leaves them with nothing to track them: the
+		// next look that finds the agent gone sweeps them. A lock someone
+		// holds (a supervisor still letting go) stays.
+		r.dir.SweepKey(ctx, supervisorLockKey(id))
 		r.dir.SweepKey(ctx, agentLockKey(id))
 	}
 	if err != nil {
