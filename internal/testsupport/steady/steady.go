@@ -31,8 +31,6 @@ type Result struct {
 	Calls, Failed int
 	// Errors are the first errors met, for the test's log.
 	Errors []string
-	// LastFailed is the number of the last call that failed; -1 if none.
-	LastFailed int
 }
 
 func (r Result) String() string {
@@ -49,7 +47,7 @@ type Flow struct {
 
 // Start begins a flow of call.
 func Start(interval time.Duration, call Call) *Flow {
-	f := &Flow{stop: make(chan struct{}), result: Result{LastFailed: -1}}
+	f := &Flow{stop: make(chan struct{})}
 	f.done.Go(func() {
 		tick := time.NewTicker(interval)
 		defer tick.Stop()
@@ -60,7 +58,6 @@ func Start(interval time.Duration, call Call) *Flow {
 			f.result.Calls++
 			if err != nil {
 				f.result.Failed++
-				f.result.LastFailed = i
 				if len(f.result.Errors) < keptErrors {
 					f.result.Errors = append(f.result.Errors, fmt.Sprintf("call %d: %v", i, err))
 				}
