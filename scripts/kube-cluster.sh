@@ -3,6 +3,7 @@
 # adapter's tests, with nothing pulled from a registry:
 #
 #   scripts/kube-cluster.sh up               build what is missing, start, print the kubeconfig path
+#   scripts/kube-cluster.sh build            build what is missing, and nothing else
 #   scripts/kube-cluster.sh kubelet NODE stop|start
 #                                            kill the kubelet of NODE (as a node that dies would), or start it again
 #   scripts/kube-cluster.sh kubectl ARGS...  run the cluster's kubectl, as its admin
@@ -101,7 +102,22 @@ fail() {
 }
 
 # ------------------------------------------------------------------ build
+# build builds what is missing, under a lock, so that a build begun
+# elsewhere (make test starts one in the background) is waited for, not
+# run twice.
 build() {
+  local lock
+  mkdir -p "$HOME_DIR"
+  exec {lock}>"$HOME_DIR/.build.lock"
+  if ! flock -n "$lock"; then
+    say "waiting for a build of the cluster's parts under way elsewhere"
+    flock "$lock"
+  fi
+  build_missing
+  exec {lock}>&-
+}
+
+build_missing() {
   local b missing=0
   for b in kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do [[ -x $BIN/$b ]] || missing=1; done
   if [[ $missing == 1 || $(cat "$BIN/.k8s-version" 2>/dev/null) != "$K8S_VERSION" ]]; then
@@ -763,12 +779,13 @@ env_() {
 }
 
 usage() {
-  echo "usage: $0 up | down | env | status | kubelet NODE stop|start | kubectl ARGS... | load IMAGE_TAR | image REF HOST OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
+  echo "usage: $0 up | build | down | env | status | kubelet NODE stop|start | kubectl ARGS... | load IMAGE_TAR | image REF HOST OUT_TAR | bundle REF OUT_TAR PATH=FILE..." >&2
   exit 2
 }
 
 case ${1:-} in
   up) up ;;
+  build) build ;;
   down) down ;;
   env) env_ ;;
   status) status ;;

@@ -27,13 +27,16 @@ set -euo pipefail
 # The parts, each with the Debian packages that install it (none for those
 # no package gives), the A2A_REQUIRE_ variable under which its absence fails,
 # and the tests that need it. These packages are all make test installs.
-# terraform_cli ARGS... runs the script that builds the Terraform CLI some
-# tests need and says where it is, with the bash running this one.
-terraform_cli() {
+# script_dir prints the directory of this script, whose siblings it runs.
+script_dir() {
   local here=${BASH_SOURCE[0]%/*}
   [[ $here != "${BASH_SOURCE[0]}" ]] || here=.
-  "$BASH" "$here/terraform-cli.sh" "$@"
+  echo "$here"
 }
+
+# terraform_cli ARGS... runs the script that builds the Terraform CLI some
+# tests need and says where it is, with the bash running this one.
+terraform_cli() { "$BASH" "$(script_dir)/terraform-cli.sh" "$@"; }
 
 declare -A packages require needed_by
 part() { packages[$1]=$2 require[$1]=$3 needed_by[$1]=$4; }
@@ -239,6 +242,22 @@ run() {
   fi
 }
 
+# prebuild_kube builds the kubernetes suite's cluster parts (the first
+# time about a quarter of an hour of compiling) in the background at the
+# lowest priority, while the suites before it run, when that suite can run;
+# its `up` waits for the build. It runs until the build ends.
+prebuild_kube() {
+  [[ -z $(lacks root) && -z $(lacks kube) ]] || return 0
+  local start=$SECONDS log
+  log=$(mktemp)
+  if nice -n 19 "$BASH" "$(script_dir)/kube-cluster.sh" build >"$log" 2>&1; then
+    ((SECONDS - start <= 1)) || record "kube build: took $((SECONDS - start))s, in the background"
+  else
+    record "kube build: FAILED in the background; test-kube builds again, the end of its output: $(tail -n 3 "$log" | tr '\n' ' ')"
+  fi
+  rm -f "$log"
+}
+
 summary() {
   [[ -s ${A2A_TEST_SUMMARY:-} ]] || return 0
   echo
@@ -250,7 +269,8 @@ summary() {
 case ${1:-} in
   install) shift; install "$@" ;;
   packages) echo "${packages[@]}" | xargs -n1 | sort | xargs ;;
+  prebuild-kube) prebuild_kube ;;
   run) [[ $# -ge 3 ]] || { echo "usage: $0 run SUITE COMMAND..." >&2; exit 2; }; shift; run "$@" ;;
   summary) summary ;;
-  *) echo "usage: $0 install [SUITE...] | run SUITE COMMAND... | summary | packages" >&2; exit 2 ;;
+  *) echo "usage: $0 install [SUITE...] | prebuild-kube | run SUITE COMMAND... | summary | packages" >&2; exit 2 ;;
 esac

@@ -227,3 +227,13 @@ func TestTestDepsPackagesInREADME(t *testing.T) {
 		t.Errorf("the README's table lists the packages %v, the script installs %v", listed, want)
 	}
 }
+
+// TestPrebuildKubeNeedsItsSuite: the background build of the cluster's
+// parts starts only when the kubernetes suite can run, so that a machine
+// without its packages compiles nothing it cannot use, and says nothing.
+func TestPrebuildKubeNeedsItsSuite(t *testing.T) {
+	res := depsRun{args: []string{"prebuild-kube"}}.do(t)
+	if res.code != 0 || res.output != "" || res.summary != "" {
+		t.Errorf("prebuild-kube without the kubernetes suite's parts: exit code %d, printed %q, summary %q; want 0 and nothing", res.code, res.output, res.summary)
+	}
+}
