@@ -127,7 +127,13 @@ func TestStopEndsRestartLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stopped as it exits the first time, when its restart is under way.
-	for inspectAgent(t, rt, a.ID).Container.State.Running {
+	// Docker reads a container waiting to restart as running, and
+	// restarting.
+	for {
+		c := inspectAgent(t, rt, a.ID).Container
+		if !c.State.Running || c.State.Restarting || c.RestartCount > 0 {
+			break
+		}
 		if ctx.Err() != nil {
 			t.Fatal("the agent that exits at once runs on")
 		}
