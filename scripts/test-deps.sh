@@ -250,6 +250,10 @@ prebuild_kube() {
   [[ -z $(lacks root) && -z $(lacks kube) ]] || return 0
   local start=$SECONDS log
   log=$(mktemp)
+  # Where the kernel groups the processes of a session for scheduling
+  # (autogroup), nice counts only inside the group: this session's, which
+  # make test gives the build alone, is made the lowest too.
+  if [[ -w /proc/$BASHPID/autogroup ]]; then echo 19 2>/dev/null >"/proc/$BASHPID/autogroup" || true; fi
   if nice -n 19 "$BASH" "$(script_dir)/kube-cluster.sh" build >"$log" 2>&1; then
     ((SECONDS - start <= 1)) || record "kube build: took $((SECONDS - start))s, in the background"
   else
