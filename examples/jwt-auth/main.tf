@@ -4,6 +4,7 @@
 #
 #   terraform apply
 #   TOKEN=<a token of your identity provider> terraform output -raw send_message_curl | sh
+#   TOKEN=<a token also granting billing:refund> terraform output -raw refund_curl | sh
 #
 # jwks holds a sample public key whose private half is not published, so
 # until you put your identity provider's key set there (or replace it with
@@ -45,6 +46,7 @@ resource "a2a_agent" "billing" {
 }
 
 locals {
+  curl = "curl -s -w '\\nHTTP %%{http_code}\\n' -H \"Authorization: Bearer $TOKEN\" -H 'Content-Type: application/json' -H 'A2A-Version: 1.0'"
   invoice = jsonencode({
     jsonrpc = "2.0"
     id      = 1
@@ -53,11 +55,29 @@ locals {
       message = { role = "ROLE_USER", messageId = "jwt-example", parts = [{ text = "Invoice order 42" }] }
     }
   })
+  # A message for the refund skill names it under the card's skill
+  # extension: the token must then hold billing:refund too.
+  refund = jsonencode({
+    jsonrpc = "2.0"
+    id      = 2
+    method  = "SendMessage"
+    params = {
+      message = {
+        role     = "ROLE_USER", messageId = "jwt-refund", parts = [{ text = "Refund order 42" }]
+        metadata = { "https://github.com/a2a-terraform/terraform-provider-a2a/extensions/skill/v1" = "refund" }
+      }
+    }
+  })
 }
 
 output "send_message_curl" {
   description = "Sends the agent a message with the token in TOKEN. Run: TOKEN=... terraform output -raw send_message_curl | sh"
-  value       = "curl -s -w '\\nHTTP %%{http_code}\\n' -H \"Authorization: Bearer $TOKEN\" -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -d '${local.invoice}' ${a2a_agent.billing.endpoint}"
+  value       = "${local.curl} -d '${local.invoice}' ${a2a_agent.billing.endpoint}"
+}
+
+output "refund_curl" {
+  description = "Asks the refund skill, with the token in TOKEN, which must hold billing:refund. Run: TOKEN=... terraform output -raw refund_curl | sh"
+  value       = "${local.curl} -d '${local.refund}' ${a2a_agent.billing.endpoint}"
 }
 
 output "card_url" {

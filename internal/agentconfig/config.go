@@ -182,6 +182,17 @@ func (c *Config) HasExtendedSkills() bool {
 	return false
 }
 
+// HasSkillScopes reports whether a skill names the scopes a caller needs
+// to ask for it.
+func (c *Config) HasSkillScopes() bool {
+	for _, s := range c.Skills {
+		if len(s.Scopes) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Auth protects the JSON-RPC endpoint; the card stays public.
 type Auth struct {
 	BearerToken string `toml:"bearer_token"`

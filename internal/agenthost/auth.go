@@ -21,10 +21,16 @@ const (
 	unauthorizedCode    = -31403
 )
 
-// authenticator tells who a call is from: the identity its tasks are scoped
-// to, or why it is refused.
+// authenticator tells who a call is from, or why it is refused.
 type authenticator interface {
-	check(r *http.Request) (identity string, refused *authRefusal)
+	check(r *http.Request) (authedCaller, *authRefusal)
+}
+
+// authedCaller is who a call is from: the scope its tasks belong to and, for a
+// JWT, the scopes its token holds, which skills may require.
+type authedCaller struct {
+	scope  string
+	scopes []string
 }
 
 // authRefusal is why a call is refused: the WWW-Authenticate challenge to
@@ -93,16 +99,16 @@ func newBearerAuth(token string) *bearerAuth {
 
 // check returns the caller's identity, or the challenge and the problem
 // to answer an unauthenticated request with.
-func (a *bearerAuth) check(r *http.Request) (string, *authRefusal) {
+func (a *bearerAuth) check(r *http.Request) (authedCaller, *authRefusal) {
 	given, ok := bearerCredentials(r.Header.Get("Authorization"))
 	if !ok {
-		return "", &authRefusal{challenge: `Bearer realm="` + bearerRealm + `"`, problem: "this agent requires an Authorization: Bearer token"}
+		return authedCaller{}, &authRefusal{challenge: `Bearer realm="` + bearerRealm + `"`, problem: "this agent requires an Authorization: Bearer token"}
 	}
 	got := sha256.Sum256([]byte(given))
 	if subtle.ConstantTimeCompare(got[:], a.want[:]) != 1 {
-		return "", invalidToken("the bearer token is not valid for this agent")
+		return authedCaller{}, invalidToken("the bearer token is not valid for this agent")
 	}
-	return a.identity, nil
+	return authedCaller{scope: a.identity}, nil
 }
 
 // invalidToken refuses a credential that is not one the agent accepts.

@@ -37,14 +37,14 @@ func newCallGate(auth authenticator, bodyTimeout time.Duration) *callGate {
 // (or stream) has ended.
 type admittedCall struct {
 	body    []byte
-	scope   string
+	caller  authedCaller
 	release func()
 }
 
 // context is the request's context carrying the caller's scope, which
 // callerScope hands to the SDK.
 func (c *admittedCall) context(r *http.Request) context.Context {
-	return context.WithValue(r.Context(), callerKey{}, c.scope)
+	return context.WithValue(r.Context(), callerKey{}, c.caller)
 }
 
 // refusal is why the gate, or a binding's own check, turned a call away:
@@ -85,7 +85,7 @@ func (g *callGate) admit(w http.ResponseWriter, r *http.Request, framed bool) (*
 // gRPC's: one length-prefixed message, whose prefix declares its size,
 // and the end of the stream.
 func (g *callGate) read(w http.ResponseWriter, r *http.Request, framed bool) (*admittedCall, *refusal) {
-	scope, refused := g.authenticate(r)
+	who, refused := g.authenticate(r)
 	if refused != nil {
 		return nil, refused
 	}
@@ -109,27 +109,27 @@ func (g *callGate) read(w http.ResponseWriter, r *http.Request, framed bool) (*a
 		release()
 		return nil, g.bodyRefusal(err)
 	}
-	return &admittedCall{body: body, scope: scope, release: release}, nil
+	return &admittedCall{body: body, caller: who, release: release}, nil
 }
 
-// authenticate returns the scope of the caller a request's headers name,
-// or the refusal of a caller without the agent's token.
-func (g *callGate) authenticate(r *http.Request) (string, *refusal) {
+// authenticate returns the caller a request's headers name, or the
+// refusal of a caller without the agent's token.
+func (g *callGate) authenticate(r *http.Request) (authedCaller, *refusal) {
 	if g.auth == nil {
-		return sharedScope, nil
+		return authedCaller{scope: sharedScope}, nil
 	}
-	identity, refused := g.auth.check(r)
+	who, refused := g.auth.check(r)
 	switch {
 	case refused == nil:
-		return identity, nil
+		return who, nil
 	case refused.forbidden:
-		return "", &refusal{
+		return authedCaller{}, &refusal{
 			kind: a2a.ErrUnauthorized, message: refused.problem,
 			status: http.StatusForbidden, grpc: codes.PermissionDenied, rpcCode: unauthorizedCode,
 			header: http.Header{"Www-Authenticate": {refused.challenge}},
 		}
 	default:
-		return "", &refusal{
+		return authedCaller{}, &refusal{
 			kind: a2a.ErrUnauthenticated, message: refused.problem,
 			status: http.StatusUnauthorized, grpc: codes.Unauthenticated, rpcCode: unauthenticatedCode,
 			header: http.Header{"Www-Authenticate": {refused.challenge}},

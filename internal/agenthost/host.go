@@ -174,7 +174,7 @@ func newHost(cfg *agentconfig.Config, agent a2asrv.AgentExecutor, auth authentic
 	handlerOpts := []a2asrv.RequestHandlerOption{
 		a2asrv.WithCapabilityChecks(&caps),
 		a2asrv.WithTaskStore(tasks),
-		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, idCheck{}, terminalSubscriptions{store: tasks}, elsewhereGuard{store: tasks}),
+		a2asrv.WithCallInterceptors(callerScope{}, rpcMethodRecorder{}, clientLink{}, idCheck{}, newSkillScopes(cfg), terminalSubscriptions{store: tasks}, elsewhereGuard{store: tasks}),
 		a2asrv.WithLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn}))),
 	}
 	var extendedDoc []byte

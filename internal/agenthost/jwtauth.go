@@ -92,15 +92,15 @@ func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastRe
 
 // check verifies the token, then the claims the config requires, and
 // scopes the caller to its issuer and subject.
-func (a *jwtAuth) check(r *http.Request) (string, *authRefusal) {
+func (a *jwtAuth) check(r *http.Request) (authedCaller, *authRefusal) {
 	raw, ok := bearerCredentials(r.Header.Get("Authorization"))
 	if !ok {
-		return "", &authRefusal{challenge: `Bearer realm="` + a.realm + `"`,
+		return authedCaller{}, &authRefusal{challenge: `Bearer realm="` + a.realm + `"`,
 			problem: "this agent requires an Authorization: Bearer token, a JWT from " + a.cfg.Issuer}
 	}
 	tok, err := jwt.ParseSigned(raw, a.algs)
 	if err != nil || len(tok.Headers) != 1 {
-		return "", invalidToken("the bearer token is not a JWT signed with " + algNames(a.algs))
+		return authedCaller{}, invalidToken("the bearer token is not a JWT signed with " + algNames(a.algs))
 	}
 	kid := tok.Headers[0].KeyID
 	var claims jwt.Claims
@@ -113,28 +113,29 @@ func (a *jwtAuth) check(r *http.Request) (string, *authRefusal) {
 		}
 	}
 	if !verified {
-		return "", invalidToken(fmt.Sprintf("the token's signature does not verify with any key of the issuer's key set (kid %q)", kid))
+		return authedCaller{}, invalidToken(fmt.Sprintf("the token's signature does not verify with any key of the issuer's key set (kid %q)", kid))
 	}
 	if claims.Expiry == nil {
-		return "", invalidToken("the token has no expiry (exp): the agent accepts only tokens that expire")
+		return authedCaller{}, invalidToken("the token has no expiry (exp): the agent accepts only tokens that expire")
 	}
 	expected := jwt.Expected{Issuer: a.cfg.Issuer, AnyAudience: a.cfg.Audiences, Time: a.now()}
 	if err := claims.ValidateWithLeeway(expected, a.cfg.LeewayDuration()); err != nil {
-		return "", invalidToken(claimsProblem(err))
+		return authedCaller{}, invalidToken(claimsProblem(err))
 	}
 	if claims.Subject == "" {
-		return "", invalidToken("the token names no subject (sub), whom the call's tasks would belong to")
+		return authedCaller{}, invalidToken("the token names no subject (sub), whom the call's tasks would belong to")
 	}
-	if missing := missingScopes(a.cfg.RequiredScopes, extra); len(missing) > 0 {
-		return "", &authRefusal{forbidden: true,
+	scopes := tokenScopes(extra)
+	if missing := missingOf(a.cfg.RequiredScopes, scopes); len(missing) > 0 {
+		return authedCaller{}, &authRefusal{forbidden: true,
 			challenge: fmt.Sprintf(`Bearer realm="%s", error="insufficient_scope", scope="%s"`, a.realm, strings.Join(a.cfg.RequiredScopes, " ")),
 			problem:   "the token lacks the scopes " + strings.Join(missing, ", ") + " this agent requires"}
 	}
 	if name := unmetClaim(a.cfg.RequiredClaims, extra); name != "" {
-		return "", &authRefusal{forbidden: true, challenge: `Bearer realm="` + a.realm + `", error="insufficient_scope"`,
+		return authedCaller{}, &authRefusal{forbidden: true, challenge: `Bearer realm="` + a.realm + `", error="insufficient_scope"`,
 			problem: fmt.Sprintf("the token's claim %q does not hold the value this agent requires", name)}
 	}
-	return jwtIdentity(claims.Issuer, claims.Subject), nil
+	return authedCaller{scope: jwtIdentity(claims.Issuer, claims.Subject), scopes: scopes}, nil
 }
 
 // jwtIdentity names a subject of an issuer without writing either out:
@@ -186,17 +187,6 @@ func tokenScopes(claims map[string]any) []string {
 		}
 	}
 	return scopes
-}
-
-func missingScopes(required []string, claims map[string]any) []string {
-	have := tokenScopes(claims)
-	var missing []string
-	for _, s := range required {
-		if !slices.Contains(have, s) {
-			missing = append(missing, s)
-		}
-	}
-	return missing
 }
 
 // unmetClaim names the first required claim the token does not hold: a

@@ -346,8 +346,8 @@ type callerScope struct {
 }
 
 func (callerScope) Before(ctx context.Context, callCtx *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
-	if scope, ok := ctx.Value(callerKey{}).(string); ok {
-		callCtx.User = a2asrv.NewAuthenticatedUser(scope, nil)
+	if who, ok := ctx.Value(callerKey{}).(authedCaller); ok {
+		callCtx.User = a2asrv.NewAuthenticatedUser(who.scope, nil)
 	}
 	return ctx, nil, nil
 }

@@ -43,6 +43,13 @@ func CardURLAt(endpoint, path string) string {
 // different configs can be told apart.
 const ProvenanceExtensionURI = "https://github.com/a2a-terraform/terraform-provider-a2a/extensions/provenance/v1"
 
+// SkillExtensionURI identifies the card extension by which a message names
+// the skill it asks for: the skill's id, a string, in the message's
+// metadata under this URI. An agent whose skills need scopes declares it,
+// and checks the caller's token against the scopes of the skill a message
+// names (of some skill, where it names none).
+const SkillExtensionURI = "https://github.com/a2a-terraform/terraform-provider-a2a/extensions/skill/v1"
+
 // DefaultVersion is the card version of an agent whose config names none:
 // the proto requires a version, and 0.0.0 says plainly that none was given.
 const DefaultVersion = "0.0.0"
@@ -117,6 +124,14 @@ func derive(cfg *agentconfig.Config, endpoint string, extended bool) (*a2a.Agent
 		DefaultInputModes:  []string{DefaultMode},
 		DefaultOutputModes: []string{DefaultMode},
 		Skills:             deriveSkills(cfg, description, extended),
+	}
+	if cfg.HasSkillScopes() {
+		card.Capabilities.Extensions = append(card.Capabilities.Extensions, a2a.AgentExtension{
+			URI: SkillExtensionURI,
+			Description: "Name the skill a message asks for in the message's metadata under this URI (the skill's id). " +
+				"The token must hold the scopes of that skill, or, where a message names none, of one of the skills.",
+			Params: map[string]any{"metadataKey": SkillExtensionURI},
+		})
 	}
 	if err := cfg.Agent.Provider.Check(); err != nil {
 		return nil, fmt.Errorf("agent config: %w", err)

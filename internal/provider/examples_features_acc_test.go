@@ -25,7 +25,7 @@ import (
 // with the sample key set every call is refused; with the key set of an
 // identity provider (here, one the test plays) written in its place, a
 // token it issued is let in, and one without the scope the config
-// requires is not.
+// requires is not; a message for the refund skill needs its scope too.
 func jwtCallersOnly(r *exampleRun) {
 	needCurl(r.t)
 	send := r.output("send_message_curl")
@@ -68,6 +68,13 @@ func jwtCallersOnly(r *exampleRun) {
 	}
 	if out := r.shell(send, "TOKEN="+issue("profile")); !strings.Contains(out, "HTTP 403") {
 		r.t.Errorf("the agent answered a token without the scope agents:call with %s, want HTTP 403", out)
+	}
+	refund := r.output("refund_curl")
+	if out := r.shell(refund, "TOKEN="+issue("agents:call")); !strings.Contains(out, "-31403") || !strings.Contains(out, "billing:refund") {
+		r.t.Errorf("the agent answered a message for the refund skill, from a token without billing:refund, with %s; want refused (-31403) naming the scope", out)
+	}
+	if out := r.shell(refund, "TOKEN="+issue("agents:call billing:refund")); !strings.Contains(out, "Refund order 42") || !strings.Contains(out, "TASK_STATE_COMPLETED") {
+		r.t.Errorf("the agent answered a message for the refund skill, from a token with billing:refund, with %s; want a completed task", out)
 	}
 }
 
