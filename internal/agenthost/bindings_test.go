@@ -130,11 +130,17 @@ func TestEveryBindingServesTheSameAgent(t *testing.T) {
 					if final, ok := last.(*a2a.TaskStatusUpdateEvent); ok && final.Status.State != a2a.TaskStateCompleted || last == nil {
 						t.Errorf("the stream ended with %#v, want the task completed", last)
 					}
+					var subscribed error
 					for _, err := range client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: made.ID}) {
-						if !errors.Is(err, a2a.ErrUnsupportedOperation) {
-							t.Errorf("SubscribeToTask of a completed task: first answer %v, want %v", err, a2a.ErrUnsupportedOperation)
-						}
+						subscribed = err
 						break
+					}
+					// The SDK's JSON-RPC clients end a stream answered with a
+					// plain error response without reporting it, so nothing
+					// comes back to check here; TestStreamStartErrorsArePlainResponses
+					// reads that answer as sent, on both versions.
+					if iface.ProtocolBinding != a2a.TransportProtocolJSONRPC && !errors.Is(subscribed, a2a.ErrUnsupportedOperation) {
+						t.Errorf("SubscribeToTask of a completed task: first answer %v, want %v", subscribed, a2a.ErrUnsupportedOperation)
 					}
 					if host.token != "" {
 						_, err := client.SendMessage(ctxFor(t), userText("no token"))
